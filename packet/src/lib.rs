@@ -1,0 +1,3 @@
+//! Packet formats of cngw: one definition used by every layer.
+
+pub mod parsed;

@@ -1,0 +1,1 @@
+//! Register map exports (SystemRDL, C header, Markdown).
