@@ -1,1 +1,18 @@
-//! (in progress)
+//! rust-hdl blocks of the cngw gateway and the Verilog they emit.
+//!
+//! | file | block |
+//! |---|---|
+//! | `stream/skid_buffer.rs` | `SkidBuffer`: registered AXI4-Stream stage with a skid entry |
+//! | `parser/header_parser.rs` | `HeaderParser`: Ethernet/802.1Q/IPv4/IPv6/UDP/BTH field extraction |
+//! | `csr/csr_block.rs` | `CsrBlock`: AXI4-Lite register file built from the register map |
+//! | `stats/frame_counters.rs` | `FrameCounters`: per-direction frame counters |
+//! | `gateway.rs` | `Gateway`: the top level |
+pub mod csr;
+pub mod gateway;
+pub mod parser;
+pub mod stats;
+pub mod stream;
+pub mod verilog;
+
+pub use gateway::Gateway;
+pub use rust_hdl;

@@ -176,6 +176,8 @@ register_map! {
     PORT0_K_MIN_BYTES @ 0x110 : ReadWrite = 62_500_000, volatile = false, fields = WHOLE;
     /// WAN port 0 K_max in bytes: second-level (Long-haul CNP) threshold (LH-05).
     PORT0_K_MAX_BYTES @ 0x114 : ReadWrite = 125_000_000, volatile = false, fields = WHOLE;
+    /// WAN port 0 queue depth in bytes as the external telemetry input last reported it.
+    PORT0_QUEUE_DEPTH_BYTES @ 0x118 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// Frames accepted on dc_rx.
     DC_RX_FRAMES @ 0x200 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// RoCEv2 frames (UDP 4791 with a complete BTH) parsed on dc_rx.

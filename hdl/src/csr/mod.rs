@@ -1,0 +1,2 @@
+pub mod csr_block;
+pub use csr_block::CsrBlock;

@@ -1,0 +1,2 @@
+pub mod header_parser;
+pub use header_parser::HeaderParser;

@@ -1,0 +1,2 @@
+pub mod frame_counters;
+pub use frame_counters::FrameCounters;

@@ -1,0 +1,2 @@
+pub mod skid_buffer;
+pub use skid_buffer::SkidBuffer;
