@@ -1,1 +1,11 @@
-//! (in progress)
+//! Behavioural reference model of the whole gateway.
+//!
+//! The RTL is compared with this model frame for frame (see
+//! `cngw-testbench`). It works on whole frames, not beats: it says which
+//! frames leave which port, with which bytes, what the parsers report and
+//! what the counters read. Each feature issue extends it.
+pub mod gateway;
+pub mod ports;
+
+pub use gateway::{Frame, GatewayModel, ModelOutput};
+pub use ports::{InPort, OutPort};

@@ -17,43 +17,7 @@ pub struct Beat {
     pub user: bool,
 }
 
-/// The gateway's stream inputs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum InPort {
-    /// From the data-center side.
-    DcRx,
-    /// From the WAN side.
-    WanRx,
-}
-
-/// The gateway's stream outputs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OutPort {
-    /// Toward the data-center side.
-    DcTx,
-    /// Toward the WAN side.
-    WanTx,
-}
-
-impl InPort {
-    pub const ALL: [InPort; 2] = [InPort::DcRx, InPort::WanRx];
-    pub fn name(self) -> &'static str {
-        match self {
-            InPort::DcRx => "dc_rx",
-            InPort::WanRx => "wan_rx",
-        }
-    }
-}
-
-impl OutPort {
-    pub const ALL: [OutPort; 2] = [OutPort::DcTx, OutPort::WanTx];
-    pub fn name(self) -> &'static str {
-        match self {
-            OutPort::DcTx => "dc_tx",
-            OutPort::WanTx => "wan_tx",
-        }
-    }
-}
+pub use cngw_model::{InPort, OutPort};
 
 /// Splits a frame into packed beats. An empty frame becomes no beats.
 pub fn frame_to_beats(frame: &[u8], user: bool) -> Vec<Beat> {

@@ -1,1 +1,9 @@
-//! (in progress)
+//! cocotb-like harness for the cycle-accurate gateway: stream drivers with
+//! random idle cycles, sinks with random backpressure, monitors, and a
+//! scoreboard that compares the RTL with the behavioural model.
+pub mod harness;
+pub mod scoreboard;
+pub mod traffic;
+
+pub use harness::{run, Capture, PortStats, StreamOptions};
+pub use scoreboard::{check, compare, compare_counters, expect, Mismatch};

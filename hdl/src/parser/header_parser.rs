@@ -364,10 +364,13 @@ impl Logic for HeaderParser {
                 self.out_src_ip.d.next = self.src_ip_decoded.val();
                 self.out_dst_ip.d.next = self.dst_ip_decoded.val();
                 self.out_ecn.d.next = self.ecn_decoded.val();
-                self.out_flow_label.d.next = (bit_cast::<20, 4>(self.l3.val().get_bits::<4>(8))
-                    << 16)
-                    | (bit_cast::<20, 8>(self.l3.val().get_bits::<8>(16)) << 8)
-                    | bit_cast::<20, 8>(self.l3.val().get_bits::<8>(24));
+                self.out_flow_label.d.next = 0.into();
+                if self.ethertype.val() == 0x86dd {
+                    self.out_flow_label.d.next =
+                        (bit_cast::<20, 4>(self.l3.val().get_bits::<4>(8)) << 16)
+                            | (bit_cast::<20, 8>(self.l3.val().get_bits::<8>(16)) << 8)
+                            | bit_cast::<20, 8>(self.l3.val().get_bits::<8>(24));
+                }
                 self.out_udp_src_port.d.next = (bit_cast::<16, 8>(self.l4.val().get_bits::<8>(0))
                     << 8)
                     | bit_cast::<16, 8>(self.l4.val().get_bits::<8>(8));

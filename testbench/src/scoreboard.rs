@@ -1,0 +1,143 @@
+//! Compares what the RTL did with what the reference model says, frame for
+//! frame, parser result for parser result and counter for counter.
+
+use crate::harness::Capture;
+use cngw_model::{Frame, GatewayModel, InPort, OutPort};
+use cngw_packet::parsed::{FrameClass, ParsedHeader};
+use cngw_sim::Gateway;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The first difference between RTL and model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    Timeout,
+    FrameCount { port: OutPort, rtl: usize, model: usize },
+    FrameBytes { port: OutPort, index: usize, rtl: Frame, model: Frame },
+    ParsedCount { port: InPort, rtl: usize, model: usize },
+    Parsed { port: InPort, index: usize, rtl: ParsedHeader, model: ParsedHeader },
+    Counter { name: &'static str, rtl: Option<u32>, model: u32 },
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Mismatch::Timeout => write!(f, "the RTL did not drain (wedged pipeline?)"),
+            Mismatch::FrameCount { port, rtl, model } => {
+                write!(f, "{}: RTL emitted {rtl} frames, model {model}", port.name())
+            }
+            Mismatch::FrameBytes { port, index, rtl, model } => write!(
+                f,
+                "{} frame #{index} differs: RTL {} bytes (user {}), model {} bytes (user {})\n  rtl:   {}\n  model: {}",
+                port.name(),
+                rtl.data.len(),
+                rtl.user,
+                model.data.len(),
+                model.user,
+                hex(&rtl.data),
+                hex(&model.data)
+            ),
+            Mismatch::ParsedCount { port, rtl, model } => {
+                write!(f, "{} parser: RTL reported {rtl} frames, model {model}", port.name())
+            }
+            Mismatch::Parsed { port, index, rtl, model } => {
+                write!(f, "{} parser result #{index} differs:\n  rtl:   {rtl:?}\n  model: {model:?}", port.name())
+            }
+            Mismatch::Counter { name, rtl, model } => {
+                write!(f, "counter {name}: RTL {rtl:?}, model {model}")
+            }
+        }
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().take(96).map(|x| format!("{x:02x}")).collect()
+}
+
+/// Parser results agree: the class always, the fields when it is RoCEv2.
+pub fn parsed_matches(rtl: &ParsedHeader, model: &ParsedHeader) -> bool {
+    if rtl.class != model.class {
+        return false;
+    }
+    rtl.class != FrameClass::Roce || rtl == model
+}
+
+/// What the model expects for a set of inputs (fed per port, in order).
+pub struct Expected {
+    pub outputs: BTreeMap<OutPort, Vec<Frame>>,
+    pub parsed: BTreeMap<InPort, Vec<ParsedHeader>>,
+}
+
+/// Runs the inputs through the model.
+pub fn expect(model: &mut GatewayModel, inputs: &[(InPort, Vec<Frame>)]) -> Expected {
+    let mut exp = Expected { outputs: BTreeMap::new(), parsed: BTreeMap::new() };
+    for (port, frames) in inputs {
+        for f in frames {
+            let out = model.receive(*port, f);
+            exp.parsed.entry(*port).or_default().push(out.parsed);
+            for (o, frame) in out.emitted {
+                exp.outputs.entry(o).or_default().push(frame);
+            }
+        }
+    }
+    exp
+}
+
+/// Compares a capture with the model's expectation.
+pub fn compare(cap: &Capture, exp: &Expected) -> Result<(), Mismatch> {
+    if cap.timed_out {
+        return Err(Mismatch::Timeout);
+    }
+    let empty_f = Vec::new();
+    for port in OutPort::ALL {
+        let rtl = cap.outputs.get(&port).unwrap_or(&empty_f);
+        let model = exp.outputs.get(&port).unwrap_or(&empty_f);
+        for (index, (r, m)) in rtl.iter().zip(model).enumerate() {
+            if r != m {
+                return Err(Mismatch::FrameBytes { port, index, rtl: r.clone(), model: m.clone() });
+            }
+        }
+        if rtl.len() != model.len() {
+            return Err(Mismatch::FrameCount { port, rtl: rtl.len(), model: model.len() });
+        }
+    }
+    let empty_p = Vec::new();
+    for port in InPort::ALL {
+        let rtl = cap.parsed.get(&port).unwrap_or(&empty_p);
+        let model = exp.parsed.get(&port).unwrap_or(&empty_p);
+        for (index, (r, m)) in rtl.iter().zip(model).enumerate() {
+            if !parsed_matches(r, m) {
+                return Err(Mismatch::Parsed { port, index, rtl: *r, model: *m });
+            }
+        }
+        if rtl.len() != model.len() {
+            return Err(Mismatch::ParsedCount { port, rtl: rtl.len(), model: model.len() });
+        }
+    }
+    Ok(())
+}
+
+/// Reads every counter through the CSR port and compares it with the model.
+pub fn compare_counters(gw: &mut Gateway, model: &GatewayModel) -> Result<(), Mismatch> {
+    for (name, offset, value) in model.counters() {
+        let rtl = gw.csr_read(offset).ok();
+        if rtl != Some(value) {
+            return Err(Mismatch::Counter { name, rtl, model: value });
+        }
+    }
+    Ok(())
+}
+
+/// Runs inputs through RTL and model and checks they agree in everything.
+pub fn check(
+    gw: &mut Gateway,
+    model: &mut GatewayModel,
+    inputs: &[(InPort, Vec<Frame>)],
+    opts: crate::harness::StreamOptions,
+) -> Result<Capture, Mismatch> {
+    let cap = crate::harness::run(gw, inputs, opts);
+    let exp = expect(model, inputs);
+    compare(&cap, &exp)?;
+    compare_counters(gw, model)?;
+    Ok(cap)
+}

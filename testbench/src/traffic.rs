@@ -1,0 +1,126 @@
+//! Random traffic for RTL-versus-model runs: well-formed RoCEv2 over IPv4
+//! and IPv6 (with and without 802.1Q), other protocols, and frames broken
+//! in the ways a WAN edge sees (truncated headers, wrong lengths, wrong IP
+//! versions, runts, random bytes).
+
+use cngw_model::Frame;
+use cngw_packet::{Ecn, RoceFrameBuilder};
+use rand::Rng;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+/// RDMA opcodes seen on the wire (RC SEND/WRITE/READ/ACK, UD SEND, CNP).
+const OPCODES: [u8; 10] = [0x00, 0x01, 0x02, 0x04, 0x06, 0x0a, 0x0c, 0x11, 0x64, 0x81];
+
+/// A well-formed RoCEv2 data frame with random addresses, QP, PSN and size.
+pub fn random_roce<R: Rng>(rng: &mut R) -> Vec<u8> {
+    let mut b = if rng.gen_bool(0.5) {
+        RoceFrameBuilder::ipv4(
+            Ipv4Addr::new(10, rng.gen(), rng.gen(), rng.gen()),
+            Ipv4Addr::new(10, rng.gen(), rng.gen(), rng.gen()),
+        )
+    } else {
+        RoceFrameBuilder::ipv6(
+            Ipv6Addr::new(0xfd00, rng.gen(), 0, 0, 0, 0, rng.gen(), rng.gen()),
+            Ipv6Addr::new(0xfd00, rng.gen(), 0, 0, 0, 0, rng.gen(), rng.gen()),
+        )
+        .flow_label(rng.gen_range(0..1 << 20))
+    };
+    if rng.gen_bool(0.3) {
+        b = b.vlan(rng.gen_range(1..4095));
+    }
+    let ecn = [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1, Ecn::Ce][rng.gen_range(0..4)];
+    let size = match rng.gen_range(0..4) {
+        0 => 0,
+        1 => rng.gen_range(1..64),
+        2 => rng.gen_range(64..1024),
+        _ => rng.gen_range(1024..4096),
+    };
+    b.ecn(ecn)
+        .opcode(OPCODES[rng.gen_range(0..OPCODES.len())])
+        .dest_qp(rng.gen_range(0..1 << 24))
+        .psn(rng.gen_range(0..1 << 24))
+        .udp_src_port(rng.gen())
+        .payload_len(size & !3)
+        .build()
+}
+
+/// A non-RoCE frame: ARP-like, TCP over IPv4, UDP to another port, IPv6
+/// with an extension header, or an unknown EtherType.
+pub fn random_non_roce<R: Rng>(rng: &mut R) -> Vec<u8> {
+    let mut f = random_roce(rng);
+    let l3 = if u16::from_be_bytes([f[12], f[13]]) == 0x8100 { 18 } else { 14 };
+    match rng.gen_range(0..3) {
+        0 => {
+            // Unknown EtherType.
+            f[l3 - 2] = 0x88;
+            f[l3 - 1] = 0xb5;
+        }
+        1 => {
+            // Another UDP destination port.
+            let v6 = f[l3] >> 4 == 6;
+            let udp = if v6 { l3 + 40 } else { l3 + 4 * (f[l3] & 0xf) as usize };
+            f[udp + 2] = 0x12;
+            f[udp + 3] = 0x34;
+        }
+        _ => {
+            // Another IP protocol / next header (TCP, or an extension header).
+            let v6 = f[l3] >> 4 == 6;
+            if v6 {
+                f[l3 + 6] = [0, 6, 43, 60][rng.gen_range(0..4)];
+            } else {
+                f[l3 + 9] = 6;
+            }
+        }
+    }
+    f
+}
+
+/// A frame broken somewhere in its headers.
+pub fn random_malformed<R: Rng>(rng: &mut R) -> Vec<u8> {
+    let mut f = random_roce(rng);
+    match rng.gen_range(0..5) {
+        0 => {
+            // Truncated anywhere up to the end of the BTH.
+            let cut = rng.gen_range(0..f.len().min(100));
+            f.truncate(cut);
+        }
+        1 => {
+            // Wrong IP version nibble.
+            let l3 = if u16::from_be_bytes([f[12], f[13]]) == 0x8100 { 18 } else { 14 };
+            f[l3] = (f[l3] & 0x0f) | (rng.gen_range(0..16u8) << 4);
+        }
+        2 => {
+            // IP or UDP length larger than the frame.
+            let l3 = if u16::from_be_bytes([f[12], f[13]]) == 0x8100 { 18 } else { 14 };
+            let at = l3 + rng.gen_range(2..6);
+            f[at] = f[at].wrapping_add(rng.gen_range(1..=255));
+        }
+        3 => {
+            // Runt.
+            f.truncate(rng.gen_range(1..14));
+        }
+        _ => {
+            // Random bytes.
+            let n = rng.gen_range(1..200);
+            f = (0..n).map(|_| rng.gen()).collect();
+        }
+    }
+    if f.is_empty() {
+        f.push(0);
+    }
+    f
+}
+
+/// A mix: mostly RoCEv2, some other traffic, some broken frames.
+pub fn random_mix<R: Rng>(rng: &mut R, n: usize) -> Vec<Frame> {
+    (0..n)
+        .map(|_| {
+            let data = match rng.gen_range(0..10) {
+                0..=5 => random_roce(rng),
+                6 | 7 => random_non_roce(rng),
+                _ => random_malformed(rng),
+            };
+            Frame { data, user: rng.gen_bool(0.02) }
+        })
+        .collect()
+}
