@@ -1,1 +1,29 @@
-//! (in progress)
+//! Host driver for the cngw gateway (HW-04).
+//!
+//! - [`bus`]: the [`RegisterBus`] trait (32-bit reads/writes by byte offset) and
+//!   its typed errors.
+//! - Backends: [`pci`] (a PCIe BAR mapped from sysfs), [`sim`] (the cycle-accurate
+//!   simulator, feature `sim`), [`mem`] (an in-memory fake for tests).
+//! - [`device`]: the typed API over any bus; [`thresholds`]: LH-03 K_min/K_max;
+//!   [`config`]: TOML register settings validated into a write plan; [`units`]:
+//!   parsing of rates, durations and byte sizes.
+
+pub mod bus;
+pub mod config;
+pub mod device;
+pub mod mem;
+pub mod pci;
+#[cfg(feature = "sim")]
+pub mod sim;
+pub mod thresholds;
+pub mod units;
+
+pub use bus::{BusError, RegisterBus};
+pub use config::{apply, apply_config, Config, ConfigError, Plan};
+pub use device::{Capabilities, Device, DeviceError, Version};
+pub use mem::MemBus;
+pub use pci::{Bdf, PciBus, PciOpenError};
+#[cfg(feature = "sim")]
+pub use sim::SimBus;
+pub use thresholds::{compute_thresholds, KMin, ThresholdError, ThresholdInput, Thresholds};
+pub use units::{parse_bytes, parse_duration, parse_rate, UnitError};

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what cngw needs on a fresh Debian machine with Rust:
+#   - Verilator 5 and tshark from Debian's packages (when run as root;
+#     otherwise it names the packages to install and stops),
+#   - the Python packages of the test suite into a project-local .venv.
+# Safe to run again: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v verilator >/dev/null 2>&1 || need_apt+=(verilator)
+command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
+command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "setup: installing ${need_apt[*]} from Debian's packages"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    else
+        echo "setup: missing ${need_apt[*]}; install them (Debian: sudo apt-get install ${need_apt[*]})" >&2
+        exit 1
+    fi
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "setup: cargo not found; install Rust (rustup) first" >&2
+    exit 1
+fi
+major=$(verilator --version | sed -E 's/^Verilator ([0-9]+).*/\1/')
+if [ "$major" -lt 5 ]; then
+    echo "setup: Verilator 5 or newer is needed, found $(verilator --version)" >&2
+    exit 1
+fi
+
+req=testbench/python/requirements.txt
+stamp=.venv/.requirements
+if [ ! -x .venv/bin/python ] || ! cmp -s "$req" "$stamp"; then
+    echo "setup: creating .venv with the packages of $req"
+    python3 -m venv .venv
+    .venv/bin/pip install --quiet --disable-pip-version-check -r "$req"
+    cp "$req" "$stamp"
+fi
+echo "setup: ok ($(verilator --version | cut -d' ' -f1-2), $(.venv/bin/python --version))"
