@@ -430,7 +430,7 @@ pub fn apply<B: RegisterBus>(device: &mut Device<B>, plan: &Plan) -> Result<(), 
     }
     for &(offset, value) in &plan.writes {
         let reg = by_offset(offset).ok_or(BusError::Unmapped { offset })?;
-        check_write(reg, value)?;
+        device.check(reg, value)?;
     }
     for &(offset, value) in &plan.writes {
         device.write_offset(offset, value)?;

@@ -39,6 +39,8 @@ pub enum DeviceError {
     },
     #[error("unknown feature {name:?} (known: {known})", known = feature_fields().iter().map(|f| f.name).collect::<Vec<_>>().join(", "))]
     UnknownFeature { name: String },
+    #[error("feature(s) {names} not implemented by this device (CAPABILITIES.features = {available:#x})", names = .absent.join(", "))]
+    FeatureAbsent { absent: Vec<&'static str>, available: u32 },
     #[error("port {port} does not exist: the device has {num_ports} WAN port(s)")]
     PortOutOfRange { port: u32, num_ports: u32 },
     #[error("port {port} has no threshold registers in this register map")]
@@ -106,6 +108,11 @@ impl Capabilities {
     /// Number of WAN egress ports.
     pub fn num_ports(self) -> u32 {
         self.field("num_ports")
+    }
+
+    /// FEATURE_ENABLE bits the device implements.
+    pub fn features(self) -> u32 {
+        self.field("features")
     }
 
     /// Names of the capability fields that are set (single-bit fields only).
@@ -297,9 +304,23 @@ impl<B: RegisterBus> Device<B> {
         Ok(self.bus.read32(reg.offset)?)
     }
 
-    /// Writes one register after [`check_write`].
-    pub fn write(&mut self, reg: &'static Register, value: u32) -> Result<(), DeviceError> {
+    /// Checks a write against the register map ([`check_write`]) and against
+    /// this device: FEATURE_ENABLE may only set features CAPABILITIES lists.
+    pub fn check(&self, reg: &'static Register, value: u32) -> Result<(), DeviceError> {
         check_write(reg, value)?;
+        if reg.offset == register("FEATURE_ENABLE").offset {
+            let available = self.capabilities().features();
+            let absent = feature_names(value & !available);
+            if !absent.is_empty() {
+                return Err(DeviceError::FeatureAbsent { absent, available });
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes one register after [`Device::check`].
+    pub fn write(&mut self, reg: &'static Register, value: u32) -> Result<(), DeviceError> {
+        self.check(reg, value)?;
         Ok(self.bus.write32(reg.offset, value)?)
     }
 
@@ -485,8 +506,21 @@ mod tests {
     }
 
     #[test]
-    fn hw_04_features_by_name() {
+    fn hw_04_features_absent_from_capabilities_are_refused() {
         let mut dev = open();
+        let bits = feature_bit("lh_ecn_mark").unwrap();
+        let err = dev.set_features(bits).unwrap_err();
+        assert!(matches!(err, DeviceError::FeatureAbsent { .. }), "{err}");
+        assert!(dev.bus().write_log().is_empty(), "nothing written");
+    }
+
+    #[test]
+    fn hw_04_features_by_name() {
+        // A device whose CAPABILITIES list every feature.
+        let mut bus = MemBus::new();
+        let caps = bus.peek(offset::CAPABILITIES).unwrap();
+        bus.poke(offset::CAPABILITIES, caps | 0x3f << cngw_regmap::capability::FEATURES_LSB);
+        let mut dev = Device::open(bus).unwrap();
         assert_eq!(
             dev.features().unwrap(),
             0,

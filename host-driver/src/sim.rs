@@ -8,7 +8,7 @@
 //! ```
 //! use cngw_driver::{config, Device, SimBus};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let config = config::Config::parse("features = [\"lh_ecn_mark\"]")?;
+//! let config = config::Config::parse("[registers]\nSCRATCH = 0x1234")?;
 //! let mut gateway = cngw_sim::Gateway::new();
 //! {
 //!     let mut device = Device::open(SimBus::new(&mut gateway))?;

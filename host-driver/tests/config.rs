@@ -17,8 +17,22 @@ k_base = "64K"
 SCRATCH = 0x1234
 "#;
 
+/// A device whose CAPABILITIES list every feature.
 fn device() -> Device<MemBus> {
-    Device::open(MemBus::new()).unwrap()
+    let mut bus = MemBus::new();
+    let caps = bus.peek(offset::CAPABILITIES).unwrap();
+    bus.poke(offset::CAPABILITIES, caps | 0x3f << cngw_regmap::capability::FEATURES_LSB);
+    Device::open(bus).unwrap()
+}
+
+#[test]
+fn hw_04_config_enabling_an_absent_feature_writes_nothing() {
+    // This bitstream's own CAPABILITIES: no congestion feature yet.
+    let mut dev = Device::open(MemBus::new()).unwrap();
+    let config = Config::parse(EXAMPLE).unwrap();
+    let err = apply_config(&mut dev, &config).unwrap_err();
+    assert!(err.to_string().contains("lh_ecn_mark"), "{err}");
+    assert!(dev.bus().write_log().is_empty(), "{:?}", dev.bus().write_log());
 }
 
 /// Applies `text` to a fresh device; returns the error and proves nothing was written.

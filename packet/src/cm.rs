@@ -112,7 +112,9 @@ pub enum CmMessage {
     Dreq(CmDreq),
     Drep(CmCommIds),
     /// MRA, REJ, LAP, ... (payload not decoded; written as zeros).
-    Other { attribute_id: u16 },
+    Other {
+        attribute_id: u16,
+    },
 }
 
 impl CmMessage {
@@ -306,7 +308,8 @@ impl CmMad {
 
     /// The whole frame (UDP checksum 0, valid ICRC).
     pub fn to_frame(&self, env: &Envelope, psn: u32, udp_src_port: u16) -> Frame {
-        self.to_roce(psn).to_frame(env, udp_src_port, UdpChecksum::Zero)
+        self.to_roce(psn)
+            .to_frame(env, udp_src_port, UdpChecksum::Zero)
     }
 
     /// The CM MAD of a RoCEv2 packet: UD SEND_ONLY to QP 1 with a DETH.

@@ -58,7 +58,8 @@ impl Cnp {
     }
 
     pub fn to_frame_with_port(&self, env: &Envelope, udp_src_port: u16) -> Frame {
-        self.to_roce().to_frame(env, udp_src_port, UdpChecksum::Zero)
+        self.to_roce()
+            .to_frame(env, udp_src_port, UdpChecksum::Zero)
     }
 
     /// A standard CNP: opcode 0x81, E bit clear, at least 16 payload bytes.
@@ -106,4 +107,3 @@ impl Cnp {
         Self::from_roce(&frame.roce()?)
     }
 }
-

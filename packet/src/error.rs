@@ -111,7 +111,11 @@ pub enum ParseError {
     NotIp(u16),
     /// A checksum carried inside the format (not a lower layer's) is wrong.
     #[error("{layer}: checksum {found:#06x}, computed {computed:#06x}")]
-    ChecksumMismatch { layer: Layer, computed: u32, found: u32 },
+    ChecksumMismatch {
+        layer: Layer,
+        computed: u32,
+        found: u32,
+    },
     /// A text field is not UTF-8.
     #[error("{layer}: {field} is not UTF-8")]
     NotUtf8 { layer: Layer, field: &'static str },

@@ -91,4 +91,3 @@ impl FastCnp {
         Self::parse(&frame.udp_to_port(udp_dst_port, Layer::FastCnp)?.payload)
     }
 }
-

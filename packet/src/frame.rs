@@ -13,9 +13,7 @@ use std::net::IpAddr;
 use crate::checksum::{icmpv6_checksum, udp_checksum, IPPROTO_ICMPV6, IPPROTO_UDP};
 use crate::ecn::Ecn;
 use crate::error::{ChecksumError, Layer, ParseError};
-use crate::ethernet::{
-    EthernetHeader, ETHERTYPE_IPV4, ETHERTYPE_IPV6, MIN_FRAME_LEN,
-};
+use crate::ethernet::{EthernetHeader, ETHERTYPE_IPV4, ETHERTYPE_IPV6, MIN_FRAME_LEN};
 use crate::icmpv6::Icmpv6Message;
 use crate::icrc;
 use crate::ipv4::{self, Ipv4Header};
@@ -439,7 +437,8 @@ impl Frame {
     pub fn pad_to_minimum(&mut self) {
         let len = self.len();
         if len < MIN_FRAME_LEN {
-            self.trailer.resize(self.trailer.len() + MIN_FRAME_LEN - len, 0);
+            self.trailer
+                .resize(self.trailer.len() + MIN_FRAME_LEN - len, 0);
         }
     }
 

@@ -79,22 +79,26 @@ impl LonghaulObject {
     pub fn from_object(o: &ExtensionObject) -> Result<Self, ParseError> {
         Ok(match o.c_type {
             C_TYPE_TIMESTAMP => {
-                let b: [u8; 8] = o.payload.as_slice().try_into().map_err(|_| {
-                    ParseError::BadLength {
-                        layer: Layer::IcmpExtension,
-                        field: "timestamp object length",
-                        value: o.payload.len() + OBJECT_HEADER_LEN,
-                        available: 8 + OBJECT_HEADER_LEN,
-                    }
-                })?;
+                let b: [u8; 8] =
+                    o.payload
+                        .as_slice()
+                        .try_into()
+                        .map_err(|_| ParseError::BadLength {
+                            layer: Layer::IcmpExtension,
+                            field: "timestamp object length",
+                            value: o.payload.len() + OBJECT_HEADER_LEN,
+                            available: 8 + OBJECT_HEADER_LEN,
+                        })?;
                 LonghaulObject::Timestamp(u64::from_be_bytes(b))
             }
-            C_TYPE_DEVICE_ID => LonghaulObject::DeviceId(
-                String::from_utf8(o.payload.clone()).map_err(|_| ParseError::NotUtf8 {
-                    layer: Layer::IcmpExtension,
-                    field: "device identifier",
-                })?,
-            ),
+            C_TYPE_DEVICE_ID => {
+                LonghaulObject::DeviceId(String::from_utf8(o.payload.clone()).map_err(|_| {
+                    ParseError::NotUtf8 {
+                        layer: Layer::IcmpExtension,
+                        field: "device identifier",
+                    }
+                })?)
+            }
             C_TYPE_PATH_ID => LonghaulObject::PathId(o.payload.clone()),
             c_type => LonghaulObject::Other {
                 c_type,

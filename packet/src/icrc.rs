@@ -11,8 +11,8 @@
 
 use crate::crc32::Crc32;
 use crate::error::{ChecksumError, Layer, ParseError};
-use crate::frame::ip_offset;
 use crate::ethernet::{ETHERTYPE_IPV4, ETHERTYPE_IPV6};
+use crate::frame::ip_offset;
 
 /// Length of the ICRC.
 pub const ICRC_LEN: usize = 4;

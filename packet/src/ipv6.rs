@@ -57,7 +57,7 @@ impl Ipv6ExtHeader {
             8
         } else {
             let n = 2 + self.data.len();
-            (n + 7) / 8 * 8
+            n.div_ceil(8) * 8
         }
         .min(8 * 256)
     }
@@ -231,9 +231,8 @@ impl Ipv6Header {
     /// upper-layer part is `upper_len` bytes long.
     pub fn write(&self, upper_len: usize, out: &mut Vec<u8>) {
         let payload_len = (self.header_len() - HEADER_LEN + upper_len).min(u16::MAX as usize);
-        let w0 = (6u32 << 28)
-            | ((self.traffic_class() as u32) << 20)
-            | (self.flow_label & 0x000F_FFFF);
+        let w0 =
+            (6u32 << 28) | ((self.traffic_class() as u32) << 20) | (self.flow_label & 0x000F_FFFF);
         out.extend_from_slice(&w0.to_be_bytes());
         out.extend_from_slice(&(payload_len as u16).to_be_bytes());
         out.push(self.next_header);

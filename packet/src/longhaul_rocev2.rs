@@ -58,7 +58,8 @@ impl LonghaulRocev2 {
     }
 
     pub fn to_frame_with_port(&self, env: &Envelope, udp_src_port: u16) -> Frame {
-        self.to_roce().to_frame(env, udp_src_port, UdpChecksum::Zero)
+        self.to_roce()
+            .to_frame(env, udp_src_port, UdpChecksum::Zero)
     }
 
     /// A Long-haul CNP: opcode 0x81 with the E bit set.

@@ -51,8 +51,10 @@ pub fn parse_pcap(bytes: &[u8]) -> Result<Vec<TimedFrame>, PcapError> {
             offset: bytes.len(),
         });
     }
-    let le = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
-    let be = |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let le =
+        |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let be =
+        |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let (big_endian, nanos) = match (le(0), be(0)) {
         (MAGIC_MICRO, _) => (false, false),
         (MAGIC_NANO, _) => (false, true),
@@ -106,7 +108,11 @@ pub fn write_pcap_to<W: Write>(
 /// (microsecond files round timestamps down).
 pub fn to_pcap_bytes(frames: &[TimedFrame], resolution: Resolution, big_endian: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(
-        GLOBAL_HEADER_LEN + frames.iter().map(|f| RECORD_HEADER_LEN + f.1.len()).sum::<usize>(),
+        GLOBAL_HEADER_LEN
+            + frames
+                .iter()
+                .map(|f| RECORD_HEADER_LEN + f.1.len())
+                .sum::<usize>(),
     );
     let put32 = |out: &mut Vec<u8>, v: u32| {
         out.extend_from_slice(&if big_endian {
@@ -156,7 +162,10 @@ mod tests {
 
     #[test]
     fn both_byte_orders_and_resolutions_round_trip() {
-        let frames = vec![(1_500_000_123_456_789u64, vec![1, 2, 3]), (1_500_000_124_000_000, vec![])];
+        let frames = vec![
+            (1_500_000_123_456_789u64, vec![1, 2, 3]),
+            (1_500_000_124_000_000, vec![]),
+        ];
         for be in [false, true] {
             let nano = parse_pcap(&to_pcap_bytes(&frames, Resolution::Nanoseconds, be)).unwrap();
             assert_eq!(nano, frames);
@@ -168,10 +177,16 @@ mod tests {
 
     #[test]
     fn garbage_is_an_error() {
-        assert!(matches!(parse_pcap(&[0; 10]), Err(PcapError::Truncated { .. })));
+        assert!(matches!(
+            parse_pcap(&[0; 10]),
+            Err(PcapError::Truncated { .. })
+        ));
         assert!(matches!(parse_pcap(&[0; 24]), Err(PcapError::BadMagic(0))));
         let mut b = to_pcap_bytes(&[(0, vec![0; 10])], Resolution::Nanoseconds, false);
         b.truncate(b.len() - 1);
-        assert!(matches!(parse_pcap(&b), Err(PcapError::Truncated { offset: 24 })));
+        assert!(matches!(
+            parse_pcap(&b),
+            Err(PcapError::Truncated { offset: 24 })
+        ));
     }
 }

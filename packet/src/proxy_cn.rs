@@ -80,10 +80,14 @@ impl FiveTuple {
         let protocol = p.header.protocol();
         let (src_port, dst_port) = match &p.l4 {
             L4::Udp(u) => (u.src_port, u.dst_port),
-            L4::Other(b) if !p.header.is_fragment() && matches!(protocol, 6 | 33 | 132) && b.len() >= 4 => (
-                u16::from_be_bytes([b[0], b[1]]),
-                u16::from_be_bytes([b[2], b[3]]),
-            ),
+            L4::Other(b)
+                if !p.header.is_fragment() && matches!(protocol, 6 | 33 | 132) && b.len() >= 4 =>
+            {
+                (
+                    u16::from_be_bytes([b[0], b[1]]),
+                    u16::from_be_bytes([b[2], b[3]]),
+                )
+            }
             _ => (0, 0),
         };
         FiveTuple {

@@ -124,7 +124,8 @@ impl RateAdviceMessage {
     }
 
     pub fn to_frame_with_port(&self, env: &Envelope, udp_src_port: u16) -> Frame {
-        self.to_roce().to_frame(env, udp_src_port, UdpChecksum::Zero)
+        self.to_roce()
+            .to_frame(env, udp_src_port, UdpChecksum::Zero)
     }
 
     /// Parses a UDP-4791 payload whose opcode must be `rate_advice_opcode`.

@@ -394,7 +394,9 @@ impl RoceFrameBuilder {
         self.packet.bth.opcode = op;
         let l = HeaderLayout::of(op);
         let e = &mut self.packet.ext;
-        e.deth = l.deth.then_some(e.deth.unwrap_or(Deth { qkey: 0, src_qp: 0 }));
+        e.deth = l
+            .deth
+            .then_some(e.deth.unwrap_or(Deth { qkey: 0, src_qp: 0 }));
         e.reth = l.reth.then_some(e.reth.unwrap_or(Reth {
             virtual_address: 0,
             rkey: 0,
@@ -406,9 +408,10 @@ impl RoceFrameBuilder {
             swap_or_add: 0,
             compare: 0,
         }));
-        e.aeth = l
-            .aeth
-            .then_some(e.aeth.unwrap_or(Aeth { syndrome: 0, msn: 0 }));
+        e.aeth = l.aeth.then_some(e.aeth.unwrap_or(Aeth {
+            syndrome: 0,
+            msn: 0,
+        }));
         e.atomic_ack = l.atomic_ack.then_some(e.atomic_ack.unwrap_or(0));
         e.immediate = l.immediate.then_some(e.immediate.unwrap_or(0));
         e.invalidate_rkey = l.invalidate_rkey.then_some(e.invalidate_rkey.unwrap_or(0));

@@ -131,7 +131,11 @@ impl Traffic {
             .dc_side
             .iter()
             .map(|(t, f)| (*t, Side::Dc, f.clone()))
-            .chain(self.wan_side.iter().map(|(t, f)| (*t, Side::Wan, f.clone())))
+            .chain(
+                self.wan_side
+                    .iter()
+                    .map(|(t, f)| (*t, Side::Wan, f.clone())),
+            )
             .collect();
         all.sort_by_key(|(t, side, _)| (*t, *side));
         all
@@ -293,7 +297,8 @@ fn generate_flow(
     };
     out.wan_side.push((
         t_rep,
-        rep.to_frame(&wan_env, cm_psn, f.wan_udp_src_port).to_bytes(),
+        rep.to_frame(&wan_env, cm_psn, f.wan_udp_src_port)
+            .to_bytes(),
     ));
     let t_rtu = t_rep + cfg.dc_rtt_ns;
     let rtu = CmMad {
@@ -305,8 +310,12 @@ fn generate_flow(
     };
     out.dc_side.push((
         t_rtu,
-        rtu.to_frame(&dc_env, cm_psn.wrapping_add(1) & 0x00FF_FFFF, f.dc_udp_src_port)
-            .to_bytes(),
+        rtu.to_frame(
+            &dc_env,
+            cm_psn.wrapping_add(1) & 0x00FF_FFFF,
+            f.dc_udp_src_port,
+        )
+        .to_bytes(),
     ));
 
     // DC host -> WAN host: RDMA WRITEs; the WAN host ACKs each message.
@@ -354,7 +363,12 @@ struct Direction<'a> {
 impl Direction<'_> {
     /// Data frames and the ACK frames they cause (the ACK of a message
     /// arrives `ack_delay_ns` after its last packet).
-    fn frames(&self, cfg: &TrafficConfig, t0: u64, ack_delay_ns: u64) -> (Vec<TimedFrame>, Vec<TimedFrame>) {
+    fn frames(
+        &self,
+        cfg: &TrafficConfig,
+        t0: u64,
+        ack_delay_ns: u64,
+    ) -> (Vec<TimedFrame>, Vec<TimedFrame>) {
         let mtu = cfg.mtu.clamp(256, 4096);
         let mut data = Vec::new();
         let mut acks = Vec::new();

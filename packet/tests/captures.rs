@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use cngw_packet::cnp::Cnp;
 use cngw_packet::ethernet::{ETHERTYPE_IPV4, ETHERTYPE_IPV6};
 use cngw_packet::pcap::read_pcap;
+use cngw_packet::{CmMad, CmMessage};
 use cngw_packet::{Ecn, Envelope, Frame};
 
 fn captures_dir() -> Option<PathBuf> {
@@ -72,8 +73,7 @@ fn hw_every_captured_ip_frame_parses() {
             if eth.ethertype != ETHERTYPE_IPV4 && eth.ethertype != ETHERTYPE_IPV6 {
                 continue;
             }
-            let frame = Frame::parse(bytes)
-                .unwrap_or_else(|e| panic!("{path:?} frame {i}: {e}"));
+            let frame = Frame::parse(bytes).unwrap_or_else(|e| panic!("{path:?} frame {i}: {e}"));
             assert_eq!(frame.to_bytes(), *bytes, "{path:?} frame {i} re-serialised");
             if frame.is_roce() {
                 frame
@@ -86,6 +86,71 @@ fn hw_every_captured_ip_frame_parses() {
         }
     }
     assert!(roce > 200, "only {roce} RoCEv2 frames found");
+}
+
+/// LH-01 / PX-02 (source-QP learning by CM snooping): the REQ/REP MADs of
+/// the soft-RoCE capture give the connections tshark shows
+/// (10.1.16.62 QP 0x3d <-> 10.1.16.61 QP 0x3b, and 0x3e <-> 0x3c).
+#[test]
+fn lh_01_cm_req_rep_of_capture_give_qp_pairs() {
+    let Some(dir) = captures_dir() else { return };
+    let mut reqs = Vec::new();
+    let mut reps = Vec::new();
+    let mut counts = [0usize; 5];
+    for (_, bytes) in read_pcap(dir.join("linlinw5_rdma_cm.pcap")).unwrap() {
+        let Ok(frame) = Frame::parse(&bytes) else {
+            continue;
+        };
+        let Ok(mad) = CmMad::from_frame(&frame) else {
+            continue;
+        };
+        match mad.message {
+            CmMessage::Req(r) => reqs.push((frame.ip.header.src(), r)),
+            CmMessage::Rep(r) => reps.push((frame.ip.header.src(), r)),
+            CmMessage::Rtu(_) => counts[2] += 1,
+            CmMessage::Dreq(_) => counts[3] += 1,
+            CmMessage::Drep(_) => counts[4] += 1,
+            CmMessage::Other { attribute_id } => {
+                panic!("unexpected CM attribute {attribute_id:#x}")
+            }
+        }
+    }
+    counts[0] = reqs.len();
+    counts[1] = reps.len();
+    assert_eq!(counts, [2, 2, 2, 3, 3]);
+    let mut pairs: Vec<_> = reqs
+        .iter()
+        .filter_map(|(req_ip, req)| {
+            reps.iter()
+                .find(|(_, rep)| rep.remote_comm_id == req.local_comm_id)
+                .map(|(rep_ip, rep)| {
+                    (
+                        req_ip.to_string(),
+                        req.local_qpn,
+                        rep_ip.to_string(),
+                        rep.local_qpn,
+                    )
+                })
+        })
+        .collect();
+    pairs.sort();
+    assert_eq!(
+        pairs,
+        vec![
+            (
+                "10.1.16.62".to_string(),
+                0x3d,
+                "10.1.16.61".to_string(),
+                0x3b
+            ),
+            (
+                "10.1.16.62".to_string(),
+                0x3e,
+                "10.1.16.61".to_string(),
+                0x3c
+            ),
+        ]
+    );
 }
 
 fn hex(b: &[u8]) -> String {

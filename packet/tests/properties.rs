@@ -24,8 +24,8 @@ use cngw_packet::srh::SegmentRoutingHeader;
 use cngw_packet::udp::UdpDatagram;
 use cngw_packet::vxlan::VxlanHeader;
 use cngw_packet::{
-    frame, icrc, srh, vxlan, Cnp, Ecn, Envelope, Frame, IpHeader, IpPacket, IpPair,
-    LonghaulIcmpv6, LonghaulRocev2, UdpChecksum, L4,
+    frame, icrc, srh, vxlan, Cnp, Ecn, Envelope, Frame, IpHeader, IpPacket, IpPair, LonghaulIcmpv6,
+    LonghaulRocev2, UdpChecksum, L4,
 };
 
 // ---------------------------------------------------------------- strategies
@@ -54,7 +54,12 @@ fn vlan() -> impl Strategy<Value = VlanTag> {
         any::<bool>(),
         0u16..4096,
     )
-        .prop_map(|(tpid, pcp, dei, vid)| VlanTag { tpid, pcp, dei, vid })
+        .prop_map(|(tpid, pcp, dei, vid)| VlanTag {
+            tpid,
+            pcp,
+            dei,
+            vid,
+        })
 }
 
 prop_compose! {
@@ -202,7 +207,13 @@ fn ipv6_ext_header() -> impl Strategy<Value = Ipv6ExtHeader> {
 
 /// A finalized frame of any kind this crate builds from an envelope.
 fn any_frame() -> impl Strategy<Value = Frame> {
-    (envelope(), any::<u8>(), roce_packet(), vec(any::<u8>(), 0..200), any::<(u16, u16)>())
+    (
+        envelope(),
+        any::<u8>(),
+        roce_packet(),
+        vec(any::<u8>(), 0..200),
+        any::<(u16, u16)>(),
+    )
         .prop_map(|(env, kind, roce, bytes, ports)| match kind % 6 {
             0 => roce.to_frame(&env, ports.0, UdpChecksum::Compute),
             1 => Cnp::new(roce.bth.dest_qp).to_frame(&env),
@@ -478,7 +489,6 @@ proptest! {
         h.flags = flags;
         h.tlvs = tlvs.concat();
         prop_assert_eq!(SegmentRoutingHeader::from_ext_header(&h.to_ext_header(59)).unwrap(), h);
-        prop_assert!(tag < 65000, "probe");
     }
 
     #[test]

@@ -20,8 +20,7 @@ use cngw_packet::proxy_cn::{self, FiveTuple, ProxyCnMessage};
 use cngw_packet::traffic::{generate, TrafficConfig};
 use cngw_packet::{
     srh, vxlan, Action, Cnp, Ecn, Envelope, Frame, IpPair, LonghaulBody, LonghaulCnp,
-    LonghaulIcmpv6, LonghaulRocev2, RateAdvice, RateAdviceMessage, RoceFrameBuilder,
-    UdpChecksum,
+    LonghaulIcmpv6, LonghaulRocev2, RateAdvice, RateAdviceMessage, RoceFrameBuilder, UdpChecksum,
 };
 
 type Fields = HashMap<String, String>;
@@ -143,7 +142,9 @@ fn fcn_05_standard_cnp_icrc_matches_scapy() {
         cnp.to_frame(&v4_env().with_vlan(100)).to_bytes(),
         cnp.to_frame(&v6_env()).to_bytes(),
     ];
-    let Some(results) = scapy(&frames) else { return };
+    let Some(results) = scapy(&frames) else {
+        return;
+    };
     for r in &results {
         assert_checksums_ok(r);
         assert_eq!(get(r, "icrc_ok"), "True");
@@ -175,14 +176,20 @@ fn lh_12_longhaul_cnp_rocev2_icrc_matches_scapy() {
         bodies.push(hex(&lh.cnp.to_bytes()));
         frames.push(lh.to_frame(&v6_env()).to_bytes());
     }
-    let Some(results) = scapy(&frames) else { return };
+    let Some(results) = scapy(&frames) else {
+        return;
+    };
     for (r, body) in results.iter().zip(&bodies) {
         assert_checksums_ok(r);
         assert_eq!(get(r, "icrc_ok"), "True");
         assert_eq!(get(r, "BTH.opcode"), "129");
         assert_eq!(get(r, "BTH.becn"), "1");
         assert_eq!(get(r, "BTH.fecn"), "0");
-        assert_eq!(get(r, "BTH.resv6"), "32", "E bit = MSB of the six reserved bits");
+        assert_eq!(
+            get(r, "BTH.resv6"),
+            "32",
+            "E bit = MSB of the six reserved bits"
+        );
         assert_eq!(get(r, "BTH.dqpn"), "100");
         assert_eq!(get(r, "BTH.psn"), "0");
         assert_eq!(get(r, "BTH.ackreq"), "0");
@@ -207,7 +214,9 @@ fn lh_13_longhaul_cnp_icmpv6_checksum_matches_scapy() {
                 .to_bytes()
         })
         .collect();
-    let Some(results) = scapy(&frames) else { return };
+    let Some(results) = scapy(&frames) else {
+        return;
+    };
     for (r, objects) in results.iter().zip([false, true]) {
         assert_checksums_ok(r);
         assert_eq!(get(r, "icmpv6_chksum_ok"), "True");
@@ -232,7 +241,9 @@ fn fcn_03_fast_cnp_checksums_match_scapy() {
         fcnp.to_frame(&v4_env(), 50000, port).to_bytes(),
         fcnp.to_frame(&v6_env(), 50000, port).to_bytes(),
     ];
-    let Some(results) = scapy(&frames) else { return };
+    let Some(results) = scapy(&frames) else {
+        return;
+    };
     for r in &results {
         assert_checksums_ok(r);
         assert_eq!(get(r, "udp_chksum_ok"), "True");
@@ -255,16 +266,15 @@ fn ra_03_rate_advice_icrc_matches_scapy() {
         msg.to_frame(&v4_env()).to_bytes(),
         msg.to_frame(&v6_env()).to_bytes(),
     ];
-    let Some(results) = scapy(&frames) else { return };
+    let Some(results) = scapy(&frames) else {
+        return;
+    };
     for r in &results {
         assert_checksums_ok(r);
         assert_eq!(get(r, "icrc_ok"), "True");
         assert_eq!(get(r, "BTH.opcode"), "29");
         assert_eq!(get(r, "BTH.dqpn"), "280");
-        assert_eq!(
-            get(r, "bth_payload"),
-            "000061a8000000010000002200000033"
-        );
+        assert_eq!(get(r, "bth_payload"), "000061a8000000010000002200000033");
     }
 }
 
@@ -286,7 +296,9 @@ fn px_01_proxy_cn_checksums_and_size_limit_match_scapy() {
         msg.to_frame(&v4_env(), 50001, port).to_bytes(),
         msg.to_frame(&v6_env(), 50001, port).to_bytes(),
     ];
-    let Some(results) = scapy(&frames) else { return };
+    let Some(results) = scapy(&frames) else {
+        return;
+    };
     for r in &results {
         assert_checksums_ok(r);
         assert_eq!(get(r, "udp_chksum_ok"), "True");
@@ -337,9 +349,10 @@ fn hw_roce_data_frames_icrc_matches_scapy() {
             .build(),
         );
     }
-    let mut with_options = RoceFrameBuilder::ipv4(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2))
-        .payload_len(10)
-        .build_frame();
+    let mut with_options =
+        RoceFrameBuilder::ipv4(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2))
+            .payload_len(10)
+            .build_frame();
     if let cngw_packet::IpHeader::V4(h) = &mut with_options.ip.header {
         h.options = vec![0x94, 0x04, 0x00, 0x00]; // Router Alert
     }
@@ -356,7 +369,9 @@ fn hw_roce_data_frames_icrc_matches_scapy() {
         });
         frames.extend(t.dc_side.into_iter().chain(t.wan_side).map(|(_, f)| f));
     }
-    let Some(results) = scapy(&frames) else { return };
+    let Some(results) = scapy(&frames) else {
+        return;
+    };
     for (r, f) in results.iter().zip(&frames) {
         assert_checksums_ok(r);
         assert_eq!(get(r, "icrc_ok"), "True", "{}", hex(f));
@@ -371,7 +386,13 @@ fn fcn_02_vxlan_and_srv6_encapsulation_match_scapy() {
         .payload_len(32)
         .build_frame();
     let outer = v6_env().with_ecn(Ecn::Ect0).with_flow_label(0x12345);
-    let vx = vxlan::encapsulate(&outer, 49999, 0x00BEEF, &inner.to_bytes(), UdpChecksum::Compute);
+    let vx = vxlan::encapsulate(
+        &outer,
+        49999,
+        0x00BEEF,
+        &inner.to_bytes(),
+        UdpChecksum::Compute,
+    );
     let path: Vec<Ipv6Addr> = vec![
         "2001:db8:a::1".parse().unwrap(),
         "2001:db8:b::1".parse().unwrap(),
@@ -379,7 +400,9 @@ fn fcn_02_vxlan_and_srv6_encapsulation_match_scapy() {
     ];
     let sr = srh::encapsulate(&outer, &path, 4, &inner.ip.to_bytes()).unwrap();
     let frames = vec![vx.to_bytes(), sr.to_bytes()];
-    let Some(results) = scapy(&frames) else { return };
+    let Some(results) = scapy(&frames) else {
+        return;
+    };
     assert_checksums_ok(&results[0]);
     assert_eq!(get(&results[0], "VXLAN.vni"), (0xBEEF).to_string());
     assert_eq!(get(&results[0], "IPv6.fl"), (0x12345).to_string());
@@ -401,9 +424,5 @@ fn fcn_02_vxlan_and_srv6_encapsulation_match_scapy() {
 /// The IPv4 addresses and pair helpers the tests above rely on.
 #[test]
 fn envelope_pairs_are_consistent() {
-    assert!(IpPair::new(
-        Ipv4Addr::LOCALHOST.into(),
-        Ipv6Addr::LOCALHOST.into()
-    )
-    .is_none());
+    assert!(IpPair::new(Ipv4Addr::LOCALHOST.into(), Ipv6Addr::LOCALHOST.into()).is_none());
 }

@@ -99,7 +99,13 @@ pub mod capability {
     pub const PARSER: u32 = 1 << 0;
     /// Number of WAN ports in bits 15..8.
     pub const NUM_PORTS_LSB: u32 = 8;
+    /// Bits 21..16: the `FEATURE_ENABLE` bits this bitstream implements, in
+    /// the same order. A driver refuses to enable a feature that is absent.
+    pub const FEATURES_LSB: u32 = 16;
 }
+
+/// `FEATURE_ENABLE` bits implemented by this version of the hardware.
+pub const IMPLEMENTED_FEATURES: u32 = 0;
 
 /// Bits of the `CONTROL` register (write-1-to-pulse).
 pub mod control {
@@ -119,6 +125,12 @@ const FEATURE_FIELDS: &[Field] = &[
 const CAPABILITY_FIELDS: &[Field] = &[
     Field { name: "parser", lsb: 0, width: 1, doc: "header parser and counters present" },
     Field { name: "num_ports", lsb: 8, width: 8, doc: "number of WAN egress ports" },
+    Field {
+        name: "features",
+        lsb: 16,
+        width: 6,
+        doc: "FEATURE_ENABLE bits this bitstream implements (same bit order)",
+    },
 ];
 
 const CONTROL_FIELDS: &[Field] = &[Field {
@@ -157,7 +169,7 @@ register_map! {
     /// Register-map version (major 31..16, minor 15..0).
     VERSION @ 0x004 : ReadOnly = MAP_VERSION, volatile = false, fields = WHOLE;
     /// What this bitstream implements.
-    CAPABILITIES @ 0x008 : ReadOnly = capability::PARSER | (NUM_WAN_PORTS << capability::NUM_PORTS_LSB), volatile = false, fields = CAPABILITY_FIELDS;
+    CAPABILITIES @ 0x008 : ReadOnly = capability::PARSER | (NUM_WAN_PORTS << capability::NUM_PORTS_LSB) | (IMPLEMENTED_FEATURES << capability::FEATURES_LSB), volatile = false, fields = CAPABILITY_FIELDS;
     /// Scratch register for bus tests; no effect on the device.
     SCRATCH @ 0x00C : ReadWrite = 0, volatile = false, fields = WHOLE;
     /// Feature enable bits; every feature is off after reset.
