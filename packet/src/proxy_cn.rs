@@ -41,8 +41,9 @@ use crate::checksum::IPPROTO_UDP;
 use crate::envelope::{Envelope, IpPair};
 use crate::error::{Layer, ParseError};
 use crate::frame::{Frame, IpHeader, IpPacket, UdpChecksum, L4};
-use crate::udp::{UdpDatagram, HEADER_LEN as UDP_HEADER_LEN};
+use crate::udp::{UdpDatagram, HEADER_LEN as UDP_HEADER_LEN, VXLAN_PORT};
 use crate::wire::Cursor;
+use crate::{ipv6, vxlan};
 
 /// Default UDP destination port of CN messages (draft TBD1): 49792, from the
 /// dynamic range, next to the Fast CNP default.
@@ -96,6 +97,40 @@ impl FiveTuple {
             src_port,
             dst_port,
         }
+    }
+}
+
+impl FiveTuple {
+    /// The five-tuple of the packet below any VXLAN, SRv6 / IP-in-IP
+    /// (next header 4, 41) or Ethernet-over-IPv6 (143) encapsulation of
+    /// `frame`, looking through up to four levels (draft section 4: "the IP
+    /// five-tuple is carried below the VPN encapsulation").
+    pub fn of_frame(frame: &Frame) -> Self {
+        let mut packet = frame.ip.clone();
+        for _ in 0..4 {
+            match inner_packet(&packet) {
+                Some(inner) => packet = inner,
+                None => break,
+            }
+        }
+        Self::of_packet(&packet)
+    }
+}
+
+/// The IP packet one encapsulation level below `p`, if `p` is a tunnel.
+fn inner_packet(p: &IpPacket) -> Option<IpPacket> {
+    match &p.l4 {
+        L4::Udp(u) if u.dst_port == VXLAN_PORT && u.payload.len() > vxlan::HEADER_LEN => {
+            Frame::parse(&u.payload[vxlan::HEADER_LEN..])
+                .ok()
+                .map(|f| f.ip)
+        }
+        L4::Other(bytes) if !p.header.is_fragment() => match p.header.protocol() {
+            ipv6::NEXT_IPV4 | ipv6::NEXT_IPV6 => IpPacket::parse(bytes).ok().map(|(ip, _)| ip),
+            ipv6::NEXT_ETHERNET => Frame::parse(bytes).ok().map(|f| f.ip),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

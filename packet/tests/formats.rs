@@ -297,6 +297,30 @@ fn px_01_proxy_cn_layout() {
     );
 }
 
+/// PX-01: the five-tuple is taken below VXLAN and SRv6 encapsulation.
+#[test]
+fn px_01_five_tuple_below_encapsulation() {
+    let inner = RoceFrameBuilder::ipv4(Ipv4Addr::new(10, 9, 8, 7), Ipv4Addr::new(10, 6, 5, 4))
+        .udp_src_port(0xC0DE)
+        .payload_len(8)
+        .build_frame();
+    let expected = FiveTuple::of_packet(&inner.ip);
+    assert_eq!(expected.src_port, 0xC0DE);
+    assert_eq!(expected.dst_port, 4791);
+    let vx = cngw_packet::vxlan::encapsulate(&v6(), 1, 2, &inner.to_bytes(), UdpChecksum::Zero);
+    assert_eq!(
+        FiveTuple::of_frame(&Frame::parse(&vx.to_bytes()).unwrap()),
+        expected
+    );
+    let path = ["fd00::a".parse().unwrap(), "fd00::b".parse().unwrap()];
+    let sr = cngw_packet::srh::encapsulate(&v6(), &path, 4, &inner.ip.to_bytes()).unwrap();
+    assert_eq!(
+        FiveTuple::of_frame(&Frame::parse(&sr.to_bytes()).unwrap()),
+        expected
+    );
+    assert_eq!(FiveTuple::of_frame(&inner), expected);
+}
+
 #[test]
 fn ra_03_rate_advice_layout() {
     let m = RateAdviceMessage::new(0x22, RateAdvice::new(40_000, 0x33, 0x44));
