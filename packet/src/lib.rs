@@ -2,8 +2,37 @@
 //!
 //! One module per format; this file only re-exports. Builders take an
 //! [`Envelope`] (Ethernet and IP fields) and a message and return a
-//! [`Frame`] with lengths, checksums and ICRC filled in; parsers return typed
-//! [`ParseError`]s and never panic.
+//! [`Frame`] with lengths, checksums and ICRC filled in (`.to_bytes()` gives
+//! the wire bytes without FCS); parsers return typed [`ParseError`]s and
+//! never panic.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`ethernet`] | Ethernet II with 802.1Q/802.1ad tags |
+//! | [`ipv4`], [`ipv6`] | IP headers, options, extension headers, in-place ECN / flow-label rewrite |
+//! | [`udp`], [`icmpv6`] | upper-layer headers |
+//! | [`frame`] | whole frame parse/build ([`Frame`]), checksum filling and verification |
+//! | [`envelope`] | the Ethernet/IP fields of generated frames |
+//! | [`checksum`], [`crc32`], [`icrc`] | internet checksums, CRC-32, RoCEv2 ICRC |
+//! | [`bth`], [`deth`], [`roce`] | IB transport headers, RoCEv2 packets, [`RoceFrameBuilder`] |
+//! | [`cnp`] | standard RoCEv2 CNP (Annex A17) |
+//! | [`longhaul`], [`longhaul_rocev2`], [`longhaul_icmpv6`], [`icmp_extension`] | Long-haul CNP (draft-tian-ccwg-long-haul-cnp) |
+//! | [`fast_cnp`] | Fast CNP (draft-he-fcn-in-wan) |
+//! | [`proxy_cn`] | CN message to a proxy (draft-xiao-rtgwg-proxy-congestion-notification) |
+//! | [`rate_advice`] | SCONE Rate Advice (draft-zz-scone-rate-advice-rocev2) |
+//! | [`vxlan`], [`srh`] | tunnel encapsulations of the FCN ingress PE |
+//! | [`cm`] | RDMA CM REQ/REP/RTU/DREQ/DREP MADs on QP 1 |
+//! | [`pcap`] | classic pcap read/write |
+//! | [`traffic`] | seeded RoCEv2 conversations (CM, WRITE, SEND, ACK) |
+//! | [`parsed`] | the hardware header parser's reference classifier |
+//!
+//! Code points the drafts leave open (all configurable by the callers):
+//! ICMPv6 type 200 ([`longhaul_icmpv6::DEFAULT_ICMPV6_TYPE`]), extension
+//! Class-Num 247 ([`icmp_extension::LONGHAUL_CLASS_NUM`]), Fast CNP UDP port
+//! 49791 ([`fast_cnp::DEFAULT_UDP_PORT`]), proxy CN UDP port 49792
+//! ([`proxy_cn::DEFAULT_UDP_PORT`], layout in [`proxy_cn`]), Rate Advice
+//! opcode 0x1D ([`rate_advice::DEFAULT_OPCODE`], which IBTA 1.5 uses for RC
+//! ATOMIC WRITE).
 
 pub mod bth;
 pub mod checksum;

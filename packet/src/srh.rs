@@ -15,8 +15,8 @@
 //! +---------------------------------------------------------------+
 //! ```
 //!
-//! Segment List[0] is the last segment of the path; the active segment is
-//! Segment List[Segments Left].
+//! `Segment List[0]` is the last segment of the path; the active segment is
+//! `Segment List[Segments Left]`.
 
 use std::net::Ipv6Addr;
 

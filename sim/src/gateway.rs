@@ -286,6 +286,38 @@ impl Gateway {
         self.get_u32(port) & 1 == 1
     }
 
+    /// Sets any input port by name from little-endian 32-bit words (bit 0 of
+    /// word 0 is the port's bit 0). Wider-than-needed words are ignored.
+    pub fn set_port(&mut self, name: &str, words: &[u32]) -> Result<(), String> {
+        let index = PORTS.iter().position(|p| p.0 == name).ok_or_else(|| format!("no port {name}"))?;
+        let (_, width, is_output) = PORTS[index];
+        if is_output {
+            return Err(format!("{name} is an output"));
+        }
+        let mut w = vec![0u32; width.div_ceil(32).max(2)];
+        for (dst, src) in w.iter_mut().zip(words) {
+            *dst = *src;
+        }
+        if width % 32 != 0 {
+            let last = width / 32;
+            w[last] &= (1u32 << (width % 32)) - 1;
+        }
+        self.set_words(index as u32, &w);
+        Ok(())
+    }
+
+    /// Reads any port by name as little-endian 32-bit words.
+    pub fn get_port(&mut self, name: &str) -> Result<Vec<u32>, String> {
+        let index = PORTS.iter().position(|p| p.0 == name).ok_or_else(|| format!("no port {name}"))?;
+        let width = PORTS[index].1;
+        self.eval();
+        let mut w = vec![0u32; width.div_ceil(32).max(2)];
+        // SAFETY: `w` has room for the port's width; the model is live.
+        unsafe { ffi::cngw_model_get(self.model, index as u32, w.as_mut_ptr()) };
+        w.truncate(width.div_ceil(32));
+        Ok(w)
+    }
+
     /// One clock cycle: the rising edge samples every input.
     pub fn step(&mut self) {
         self.eval();

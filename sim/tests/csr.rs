@@ -58,3 +58,18 @@ fn hw_04_external_queue_depth_is_visible() {
     gw.set_queue_depth(0, false);
     assert_eq!(gw.csr_read(offset::PORT0_QUEUE_DEPTH_BYTES), Ok(123_456_789));
 }
+
+#[test]
+fn hw_03_ports_by_name() {
+    let mut gw = Gateway::new();
+    assert_eq!(gw.get_port("s_axil_awready").unwrap(), vec![0]);
+    assert_eq!(gw.get_port("dc_rx_tready").unwrap(), vec![1]);
+    assert_eq!(gw.get_port("dc_tx_tdata").unwrap().len(), 16);
+    gw.set_port("qd_ext_bytes", &[0xdead_beef]).unwrap();
+    gw.set_port("qd_ext_valid", &[1]).unwrap();
+    gw.step();
+    gw.set_port("qd_ext_valid", &[0]).unwrap();
+    assert_eq!(gw.csr_read(offset::PORT0_QUEUE_DEPTH_BYTES), Ok(0xdead_beef));
+    assert!(gw.set_port("dc_tx_tvalid", &[1]).is_err(), "outputs cannot be driven");
+    assert!(gw.get_port("no_such_port").is_err());
+}
