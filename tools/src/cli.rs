@@ -1,0 +1,260 @@
+//! Command-line syntax of `cngw` (clap derive). Every value that can be checked
+//! without the device is checked here, so a bad argument never reaches a
+//! register write.
+
+use crate::device::DeviceSpec;
+use crate::values;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::time::Duration;
+
+const DEVICE_HELP: &str = "\
+Which gateway to talk to:
+  sim          a fresh in-process cycle-accurate simulator (the Verilated RTL),
+               created and reset for this one command; nothing persists between
+               commands, so `regs write` followed by `regs read` reads the reset value
+  pci:BDF      a gateway FPGA at PCI address BDF (e.g. pci:0000:01:00.0), CSRs
+               behind BAR0 (needs root to map the BAR)";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "cngw",
+    version,
+    about = "Host tool of the cngw RoCEv2 congestion-notification gateway",
+    long_about = "Host tool of the cngw RoCEv2 congestion-notification gateway: generates its \
+Verilog, register-map exports and RoCEv2 test traffic, configures a device over its CSRs, and \
+replays and benchmarks traffic through the cycle-accurate (Verilator) simulator.\n\n\
+With the default `--device sim` every command runs against a fresh in-process simulator, \
+reset at start; its state is gone when the command ends.",
+    after_help = "Arguments are checked before the device is touched: a bad argument never causes a register write."
+)]
+pub struct Cli {
+    /// Device: `sim` (default: a fresh, reset in-process simulator per command) or `pci:BDF`.
+    #[arg(long, global = true, default_value = "sim", value_name = "sim|pci:BDF",
+          value_parser = crate::device::parse_device_spec, long_help = DEVICE_HELP)]
+    pub device: DeviceSpec,
+
+    /// Log every register access to stderr.
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Generate the Verilog, register-map exports or RoCEv2 test traffic.
+    #[command(subcommand)]
+    Gen(GenCommand),
+    /// Compute the LH-03 marking thresholds of a WAN port and program them.
+    Thresholds(ThresholdsArgs),
+    /// Read and write control/status registers.
+    #[command(subcommand)]
+    Regs(RegsCommand),
+    /// Validate or apply a TOML configuration file.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Drive pcap files through the cycle-accurate gateway and check it against the reference model (simulator only).
+    Replay(ReplayArgs),
+    /// Line-rate benchmark of the cycle-accurate gateway (simulator only).
+    Bench(BenchArgs),
+    /// Generate RoCEv2 traffic with RDMA CM set-up, replay it through the gateway and summarise (simulator only).
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GenCommand {
+    /// Write the gateway's Verilog, its wrapper, the Verilator lint waivers and files.f into a folder.
+    Verilog {
+        /// Output folder (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Export the register map.
+    Regmap {
+        /// rdl: SystemRDL 2.0; c: C header; md: Markdown table.
+        #[arg(long, value_enum)]
+        format: RegmapFormat,
+        /// Output file (default: standard output).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Generate RoCEv2 conversations (RDMA CM REQ/REP/RTU, RC data, ACKs) as two pcaps.
+    Traffic(GenTrafficArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RegmapFormat {
+    /// SystemRDL 2.0
+    Rdl,
+    /// C header
+    C,
+    /// Markdown
+    Md,
+}
+
+/// What to generate; shared by `gen traffic` and `demo`.
+#[derive(Clone, Debug, Args)]
+pub struct TrafficOptions {
+    /// RDMA connections (DC host <-> WAN host pairs).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=cngw_packet::traffic::MAX_FLOWS as i64))]
+    pub flows: u32,
+    /// RoCEv2 data packets per direction per flow (RDMA WRITEs from the DC host, SENDs from
+    /// the WAN host), in messages of up to 4 packets (the largest of 4, 3, 2, 1 dividing N),
+    /// each acknowledged. 0 gives the CM handshake alone.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub frames_per_flow: u32,
+    /// RoCE path MTU in payload bytes.
+    #[arg(long, default_value_t = 1024, value_parser = values::parse_mtu)]
+    pub mtu: usize,
+    /// IPv6 instead of IPv4.
+    #[arg(long)]
+    pub ipv6: bool,
+    /// 802.1Q VLAN ID on every frame.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=4094))]
+    pub vlan: Option<u16>,
+    /// Seed of the generator: a seed always gives the same bytes.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct GenTrafficArgs {
+    /// pcap of the frames the DC hosts send (into the gateway's dc_rx).
+    #[arg(long, value_name = "FILE")]
+    pub dc_out: PathBuf,
+    /// pcap of the frames the WAN hosts send (into the gateway's wan_rx).
+    #[arg(long, value_name = "FILE")]
+    pub wan_out: PathBuf,
+    #[command(flatten)]
+    pub traffic: TrafficOptions,
+}
+
+#[derive(Debug, Args)]
+pub struct ThresholdsArgs {
+    /// WAN port number (0-based; checked against the device's CAPABILITIES.num_ports).
+    #[arg(long)]
+    pub port: u32,
+    /// Egress rate R_port: 100G, 25G, 400M, 2.5Gbps or bits per second.
+    #[arg(long, value_parser = values::parse_rate_arg)]
+    pub rate: u64,
+    /// Round-trip time estimate RTT_est with a unit: 10ms, 500us.
+    #[arg(long, value_parser = values::parse_duration_arg)]
+    pub rtt: Duration,
+    /// Multiplier of the bandwidth-delay product (unsigned 8.8 fixed point on the device).
+    #[arg(long, default_value_t = 1.0)]
+    pub alpha: f64,
+    /// Floor of K_max in bytes (binary prefixes: 64K = 65536).
+    #[arg(long, default_value = "64K", value_parser = values::parse_bytes_arg, value_name = "BYTES")]
+    pub k_base: u64,
+    /// K_min in bytes instead of K_max/2 (must be below K_max).
+    #[arg(long, value_parser = values::parse_bytes_arg, value_name = "BYTES")]
+    pub k_min: Option<u64>,
+    /// Compute and print only; do not write the device.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RegsCommand {
+    /// Every register: name, offset, access, value and decoded fields.
+    Dump,
+    /// Read one register by name or byte offset.
+    Read {
+        /// Register name (case-insensitive, e.g. PORT0_K_MAX_BYTES) or byte offset (0x114).
+        #[arg(value_name = "OFF|NAME")]
+        register: String,
+    },
+    /// Write one register by name or byte offset.
+    Write {
+        /// Register name (case-insensitive) or byte offset.
+        #[arg(value_name = "OFF|NAME")]
+        register: String,
+        /// 32-bit value, hex (0x...) or decimal.
+        #[arg(value_parser = values::parse_u32_arg, allow_hyphen_values = true)]
+        value: u32,
+        /// Bring-up only: write the offset as given, without the register-map checks
+        /// (read-only, unknown offset, undefined bits); the device's bus error is reported.
+        #[arg(long)]
+        raw: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Validate a configuration against the device and print the write plan; writes nothing.
+    Check {
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+    /// Validate a configuration, then perform its writes in order.
+    Apply {
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+}
+
+/// Random stalls of the stream harness.
+#[derive(Clone, Copy, Debug, Args)]
+pub struct StreamArgs {
+    /// Probability (0 <= P < 1) that an input stays idle in a cycle where it could send a beat.
+    #[arg(long, default_value_t = 0.0, value_parser = values::parse_probability, value_name = "P")]
+    pub idle: f64,
+    /// Probability (0 <= P < 1) that an output holds tready low in a cycle.
+    #[arg(long, default_value_t = 0.0, value_parser = values::parse_probability, value_name = "P")]
+    pub backpressure: f64,
+    /// Seed of the idle/backpressure pattern.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// TOML configuration applied through the CSRs before the traffic (features, thresholds).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Frames into the gateway's DC port (dc_rx).
+    #[arg(long, value_name = "FILE")]
+    pub dc_in: PathBuf,
+    /// Frames into the gateway's WAN port (wan_rx).
+    #[arg(long, value_name = "FILE")]
+    pub wan_in: Option<PathBuf>,
+    /// Where to write what leaves the DC port (dc_tx).
+    #[arg(long, value_name = "FILE")]
+    pub dc_out: PathBuf,
+    /// Where to write what leaves the WAN port (wan_tx).
+    #[arg(long, value_name = "FILE")]
+    pub wan_out: PathBuf,
+    #[command(flatten)]
+    pub stream: StreamArgs,
+    /// Write a VCD waveform of every signal to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub vcd: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Frames per port per row.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub frames: u32,
+    /// Frame sizes in bytes (without FCS), comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "64,65,128,1024,4096",
+          value_parser = values::parse_frame_size)]
+    pub sizes: Vec<usize>,
+    /// Configuration applied before each row (default: reset state, every feature off).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Folder for the pcaps (created if missing).
+    #[arg(long, default_value = "out/demo", value_name = "DIR")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub traffic: TrafficOptions,
+}

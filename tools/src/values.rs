@@ -1,0 +1,117 @@
+//! Parsers of argument values, for clap's `value_parser`. Units come from the
+//! driver (`cngw_driver::units`), so the CLI and configuration files accept the
+//! same spellings.
+
+use cngw_driver::units::{parse_bytes, parse_duration, parse_rate};
+use std::time::Duration;
+
+pub fn parse_rate_arg(text: &str) -> Result<u64, String> {
+    parse_rate(text).map_err(|e| e.to_string())
+}
+
+pub fn parse_duration_arg(text: &str) -> Result<Duration, String> {
+    parse_duration(text).map_err(|e| e.to_string())
+}
+
+pub fn parse_bytes_arg(text: &str) -> Result<u64, String> {
+    parse_bytes(text).map_err(|e| e.to_string())
+}
+
+/// A 32-bit register value or offset: `0x1f`, `0X1F`, `31`, `0b11111`, with
+/// optional `_` separators.
+pub fn parse_u32(text: &str) -> Result<u32, String> {
+    let cleaned: String = text.trim().chars().filter(|&c| c != '_').collect();
+    let lower = cleaned.to_ascii_lowercase();
+    let (digits, radix) = if let Some(hex) = lower.strip_prefix("0x") {
+        (hex, 16)
+    } else if let Some(bin) = lower.strip_prefix("0b") {
+        (bin, 2)
+    } else {
+        (lower.as_str(), 10)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return Err(format!(
+            "{text:?} is not a number (use hex 0x..., binary 0b... or decimal)"
+        ));
+    }
+    // Leading zeros never make a value too large.
+    let significant = match digits.trim_start_matches('0') {
+        "" => "0",
+        rest => rest,
+    };
+    let value = u128::from_str_radix(significant, radix)
+        .map_err(|_| format!("{text:?} is out of range for a 32-bit register (0..=0xffffffff)"))?;
+    u32::try_from(value)
+        .map_err(|_| format!("{text:?} is out of range for a 32-bit register (0..=0xffffffff)"))
+}
+
+pub fn parse_u32_arg(text: &str) -> Result<u32, String> {
+    parse_u32(text)
+}
+
+/// A probability for random stalls: 0 <= p < 1 (1 would stall forever).
+pub fn parse_probability(text: &str) -> Result<f64, String> {
+    let p: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if (0.0..1.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(format!("{text} is outside 0 <= P < 1"))
+    }
+}
+
+/// RoCE path MTU: one of the InfiniBand sizes.
+pub fn parse_mtu(text: &str) -> Result<usize, String> {
+    const MTUS: [usize; 5] = [256, 512, 1024, 2048, 4096];
+    match text.trim().parse::<usize>() {
+        Ok(mtu) if MTUS.contains(&mtu) => Ok(mtu),
+        _ => Err(format!(
+            "{text:?} is not a RoCE path MTU (256, 512, 1024, 2048 or 4096)"
+        )),
+    }
+}
+
+/// Largest frame the benchmark builds, in bytes (a 9 KB jumbo frame).
+pub const MAX_BENCH_FRAME: usize = 9216;
+
+/// A benchmark frame size: a whole Ethernet frame without FCS.
+pub fn parse_frame_size(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (60..=MAX_BENCH_FRAME).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{text:?} is not a frame size in bytes from 60 to {MAX_BENCH_FRAME}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hw_04_register_values_parse_in_hex_binary_and_decimal() {
+        assert_eq!(parse_u32("0x434E4757"), Ok(0x434E_4757));
+        assert_eq!(parse_u32("0X1f"), Ok(31));
+        assert_eq!(parse_u32("0b101"), Ok(5));
+        assert_eq!(parse_u32("125_000_000"), Ok(125_000_000));
+        assert_eq!(parse_u32("4294967295"), Ok(u32::MAX));
+        assert_eq!(parse_u32("0"), Ok(0));
+        assert_eq!(parse_u32("0x0000000000000001"), Ok(1));
+        for bad in ["", "0x", "-1", "12z", "1.5", "0xg"] {
+            assert!(parse_u32(bad).unwrap_err().contains("not a number"), "{bad}");
+        }
+        for big in ["4294967296", "0x100000000", "99999999999999999999999999999999999999999"] {
+            assert!(parse_u32(big).unwrap_err().contains("out of range"), "{big}");
+        }
+    }
+
+    #[test]
+    fn hw_04_probabilities_must_let_the_stream_drain() {
+        assert_eq!(parse_probability("0.25"), Ok(0.25));
+        assert!(parse_probability("1").is_err());
+        assert!(parse_probability("-0.1").is_err());
+        assert!(parse_probability("x").is_err());
+    }
+}
