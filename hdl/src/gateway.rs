@@ -7,17 +7,19 @@
 //!                   +-> HeaderParser -> wan_hdr_*, counters
 //!  s_axil_* <-> CsrBlock (BAR0)      qd_ext_* -> PORT0_QUEUE_DEPTH_BYTES
 //! ```
-//! Every stream port is 512-bit AXI4-Stream (`tdata tkeep tvalid tready
-//! tlast tuser`). With every feature off (the state after reset) both
+//! Every stream port is a 512-bit AXI4-Stream interface (`tdata tkeep tvalid
+//! tready tlast tuser`); in Verilog the ports are `dc_rx$tdata` and so on, and
+//! the `cngw_gateway` wrapper names them `dc_rx_tdata`. With every feature off (the state after reset) both
 //! directions forward frames byte for byte, `tuser` included, at one beat
 //! per clock with a latency of two clocks; the parsers only watch. Parsed
-//! headers leave on `*_hdr_*` one clock after a frame's last beat enters.
+//! headers leave on `dc_hdr`/`wan_hdr` one clock after a frame's last beat
+//! enters.
 //! `reset` is synchronous and active high.
 
-use crate::csr::CsrBlock;
+use crate::csr::{AxiLiteSlave, CsrBlock};
 use crate::parser::HeaderParser;
 use crate::stats::FrameCounters;
-use crate::stream::SkidBuffer;
+use crate::stream::{AxisSink, AxisSource, HeaderSource, SkidBuffer};
 use cngw_regmap::{offset, REGISTERS};
 use rust_hdl::prelude::*;
 
@@ -43,85 +45,23 @@ const _: () = {
 pub struct Gateway {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    // Data-center side in.
-    pub dc_rx_tdata: Signal<In, Bits<512>>,
-    pub dc_rx_tkeep: Signal<In, Bits<64>>,
-    pub dc_rx_tlast: Signal<In, Bit>,
-    pub dc_rx_tuser: Signal<In, Bit>,
-    pub dc_rx_tvalid: Signal<In, Bit>,
-    pub dc_rx_tready: Signal<Out, Bit>,
-    // WAN side out.
-    pub wan_tx_tdata: Signal<Out, Bits<512>>,
-    pub wan_tx_tkeep: Signal<Out, Bits<64>>,
-    pub wan_tx_tlast: Signal<Out, Bit>,
-    pub wan_tx_tuser: Signal<Out, Bit>,
-    pub wan_tx_tvalid: Signal<Out, Bit>,
-    pub wan_tx_tready: Signal<In, Bit>,
-    // WAN side in.
-    pub wan_rx_tdata: Signal<In, Bits<512>>,
-    pub wan_rx_tkeep: Signal<In, Bits<64>>,
-    pub wan_rx_tlast: Signal<In, Bit>,
-    pub wan_rx_tuser: Signal<In, Bit>,
-    pub wan_rx_tvalid: Signal<In, Bit>,
-    pub wan_rx_tready: Signal<Out, Bit>,
-    // Data-center side out.
-    pub dc_tx_tdata: Signal<Out, Bits<512>>,
-    pub dc_tx_tkeep: Signal<Out, Bits<64>>,
-    pub dc_tx_tlast: Signal<Out, Bit>,
-    pub dc_tx_tuser: Signal<Out, Bit>,
-    pub dc_tx_tvalid: Signal<Out, Bit>,
-    pub dc_tx_tready: Signal<In, Bit>,
-    // CSR (AXI4-Lite slave from PCIe BAR0).
-    pub s_axil_awaddr: Signal<In, Bits<12>>,
-    pub s_axil_awvalid: Signal<In, Bit>,
-    pub s_axil_awready: Signal<Out, Bit>,
-    pub s_axil_wdata: Signal<In, Bits<32>>,
-    pub s_axil_wstrb: Signal<In, Bits<4>>,
-    pub s_axil_wvalid: Signal<In, Bit>,
-    pub s_axil_wready: Signal<Out, Bit>,
-    pub s_axil_bresp: Signal<Out, Bits<2>>,
-    pub s_axil_bvalid: Signal<Out, Bit>,
-    pub s_axil_bready: Signal<In, Bit>,
-    pub s_axil_araddr: Signal<In, Bits<12>>,
-    pub s_axil_arvalid: Signal<In, Bit>,
-    pub s_axil_arready: Signal<Out, Bit>,
-    pub s_axil_rdata: Signal<Out, Bits<32>>,
-    pub s_axil_rresp: Signal<Out, Bits<2>>,
-    pub s_axil_rvalid: Signal<Out, Bit>,
-    pub s_axil_rready: Signal<In, Bit>,
-    // External queue-depth telemetry for WAN port 0 (deep buffers outside the core).
+    /// From the data-center side.
+    pub dc_rx: AxisSink,
+    /// Toward the WAN.
+    pub wan_tx: AxisSource,
+    /// From the WAN.
+    pub wan_rx: AxisSink,
+    /// Toward the data-center side.
+    pub dc_tx: AxisSource,
+    /// CSR slave behind PCIe BAR0.
+    pub s_axil: AxiLiteSlave,
+    /// External queue-depth telemetry for WAN port 0 (deep buffers outside the core).
     pub qd_ext_bytes: Signal<In, Bits<32>>,
     pub qd_ext_valid: Signal<In, Bit>,
-    // Parsed headers, data-center side.
-    pub dc_hdr_valid: Signal<Out, Bit>,
-    pub dc_hdr_class: Signal<Out, Bits<2>>,
-    pub dc_hdr_vlan_present: Signal<Out, Bit>,
-    pub dc_hdr_vlan_id: Signal<Out, Bits<12>>,
-    pub dc_hdr_is_ipv6: Signal<Out, Bit>,
-    pub dc_hdr_src_ip: Signal<Out, Bits<128>>,
-    pub dc_hdr_dst_ip: Signal<Out, Bits<128>>,
-    pub dc_hdr_ecn: Signal<Out, Bits<2>>,
-    pub dc_hdr_flow_label: Signal<Out, Bits<20>>,
-    pub dc_hdr_udp_src_port: Signal<Out, Bits<16>>,
-    pub dc_hdr_opcode: Signal<Out, Bits<8>>,
-    pub dc_hdr_pkey: Signal<Out, Bits<16>>,
-    pub dc_hdr_dest_qp: Signal<Out, Bits<24>>,
-    pub dc_hdr_psn: Signal<Out, Bits<24>>,
-    // Parsed headers, WAN side.
-    pub wan_hdr_valid: Signal<Out, Bit>,
-    pub wan_hdr_class: Signal<Out, Bits<2>>,
-    pub wan_hdr_vlan_present: Signal<Out, Bit>,
-    pub wan_hdr_vlan_id: Signal<Out, Bits<12>>,
-    pub wan_hdr_is_ipv6: Signal<Out, Bit>,
-    pub wan_hdr_src_ip: Signal<Out, Bits<128>>,
-    pub wan_hdr_dst_ip: Signal<Out, Bits<128>>,
-    pub wan_hdr_ecn: Signal<Out, Bits<2>>,
-    pub wan_hdr_flow_label: Signal<Out, Bits<20>>,
-    pub wan_hdr_udp_src_port: Signal<Out, Bits<16>>,
-    pub wan_hdr_opcode: Signal<Out, Bits<8>>,
-    pub wan_hdr_pkey: Signal<Out, Bits<16>>,
-    pub wan_hdr_dest_qp: Signal<Out, Bits<24>>,
-    pub wan_hdr_psn: Signal<Out, Bits<24>>,
+    /// Parsed headers of frames from dc_rx.
+    pub dc_hdr: HeaderSource,
+    /// Parsed headers of frames from wan_rx.
+    pub wan_hdr: HeaderSource,
     dc_in: SkidBuffer,
     dc_out: SkidBuffer,
     wan_in: SkidBuffer,
@@ -134,17 +74,21 @@ pub struct Gateway {
     queue_depth: DFF<Bits<32>>,
 }
 
-/// Two-bit class code on `*_hdr_class`.
-pub const HDR_CLASS_ROCE: u64 = 1;
-pub const HDR_CLASS_NON_ROCE: u64 = 2;
-pub const HDR_CLASS_MALFORMED: u64 = 3;
-
 impl Logic for Gateway {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(
-            self, clock, dc_in, dc_out, wan_in, wan_out, dc_parser, wan_parser, dc_counters,
-            wan_counters, csr
+            self,
+            clock,
+            dc_in,
+            dc_out,
+            wan_in,
+            wan_out,
+            dc_parser,
+            wan_parser,
+            dc_counters,
+            wan_counters,
+            csr
         );
         dff_setup!(self, clock, queue_depth);
         self.dc_in.reset.next = self.reset.val();
@@ -157,138 +101,43 @@ impl Logic for Gateway {
         self.wan_counters.reset.next = self.reset.val();
         self.csr.reset.next = self.reset.val();
 
-        // dc_rx -> wan_tx.
-        self.dc_in.s_tdata.next = self.dc_rx_tdata.val();
-        self.dc_in.s_tkeep.next = self.dc_rx_tkeep.val();
-        self.dc_in.s_tlast.next = self.dc_rx_tlast.val();
-        self.dc_in.s_tuser.next = self.dc_rx_tuser.val();
-        self.dc_in.s_tvalid.next = self.dc_rx_tvalid.val();
-        self.dc_rx_tready.next = self.dc_in.s_tready.val();
-        self.dc_out.s_tdata.next = self.dc_in.m_tdata.val();
-        self.dc_out.s_tkeep.next = self.dc_in.m_tkeep.val();
-        self.dc_out.s_tlast.next = self.dc_in.m_tlast.val();
-        self.dc_out.s_tuser.next = self.dc_in.m_tuser.val();
-        self.dc_out.s_tvalid.next = self.dc_in.m_tvalid.val();
-        self.dc_in.m_tready.next = self.dc_out.s_tready.val();
-        self.wan_tx_tdata.next = self.dc_out.m_tdata.val();
-        self.wan_tx_tkeep.next = self.dc_out.m_tkeep.val();
-        self.wan_tx_tlast.next = self.dc_out.m_tlast.val();
-        self.wan_tx_tuser.next = self.dc_out.m_tuser.val();
-        self.wan_tx_tvalid.next = self.dc_out.m_tvalid.val();
-        self.dc_out.m_tready.next = self.wan_tx_tready.val();
-        self.dc_parser.tdata.next = self.dc_in.m_tdata.val();
-        self.dc_parser.tkeep.next = self.dc_in.m_tkeep.val();
-        self.dc_parser.tlast.next = self.dc_in.m_tlast.val();
-        self.dc_parser.tvalid.next = self.dc_in.m_tvalid.val();
-        self.dc_parser.tready.next = self.dc_out.s_tready.val();
+        // dc_rx -> wan_tx, the parser watching between the two stages.
+        AxisSink::link(&mut self.dc_rx, &mut self.dc_in.s);
+        AxisSource::join(&mut self.dc_in.m, &mut self.dc_out.s);
+        AxisSource::link(&mut self.wan_tx, &mut self.dc_out.m);
+        self.dc_parser.tap.tdata.next = self.dc_in.m.tdata.val();
+        self.dc_parser.tap.tkeep.next = self.dc_in.m.tkeep.val();
+        self.dc_parser.tap.tlast.next = self.dc_in.m.tlast.val();
+        self.dc_parser.tap.tvalid.next = self.dc_in.m.tvalid.val();
+        self.dc_parser.tap.tready.next = self.dc_out.s.tready.val();
+        HeaderSource::link(&mut self.dc_hdr, &mut self.dc_parser.hdr);
 
         // wan_rx -> dc_tx.
-        self.wan_in.s_tdata.next = self.wan_rx_tdata.val();
-        self.wan_in.s_tkeep.next = self.wan_rx_tkeep.val();
-        self.wan_in.s_tlast.next = self.wan_rx_tlast.val();
-        self.wan_in.s_tuser.next = self.wan_rx_tuser.val();
-        self.wan_in.s_tvalid.next = self.wan_rx_tvalid.val();
-        self.wan_rx_tready.next = self.wan_in.s_tready.val();
-        self.wan_out.s_tdata.next = self.wan_in.m_tdata.val();
-        self.wan_out.s_tkeep.next = self.wan_in.m_tkeep.val();
-        self.wan_out.s_tlast.next = self.wan_in.m_tlast.val();
-        self.wan_out.s_tuser.next = self.wan_in.m_tuser.val();
-        self.wan_out.s_tvalid.next = self.wan_in.m_tvalid.val();
-        self.wan_in.m_tready.next = self.wan_out.s_tready.val();
-        self.dc_tx_tdata.next = self.wan_out.m_tdata.val();
-        self.dc_tx_tkeep.next = self.wan_out.m_tkeep.val();
-        self.dc_tx_tlast.next = self.wan_out.m_tlast.val();
-        self.dc_tx_tuser.next = self.wan_out.m_tuser.val();
-        self.dc_tx_tvalid.next = self.wan_out.m_tvalid.val();
-        self.wan_out.m_tready.next = self.dc_tx_tready.val();
-        self.wan_parser.tdata.next = self.wan_in.m_tdata.val();
-        self.wan_parser.tkeep.next = self.wan_in.m_tkeep.val();
-        self.wan_parser.tlast.next = self.wan_in.m_tlast.val();
-        self.wan_parser.tvalid.next = self.wan_in.m_tvalid.val();
-        self.wan_parser.tready.next = self.wan_out.s_tready.val();
+        AxisSink::link(&mut self.wan_rx, &mut self.wan_in.s);
+        AxisSource::join(&mut self.wan_in.m, &mut self.wan_out.s);
+        AxisSource::link(&mut self.dc_tx, &mut self.wan_out.m);
+        self.wan_parser.tap.tdata.next = self.wan_in.m.tdata.val();
+        self.wan_parser.tap.tkeep.next = self.wan_in.m.tkeep.val();
+        self.wan_parser.tap.tlast.next = self.wan_in.m.tlast.val();
+        self.wan_parser.tap.tvalid.next = self.wan_in.m.tvalid.val();
+        self.wan_parser.tap.tready.next = self.wan_out.s.tready.val();
+        HeaderSource::link(&mut self.wan_hdr, &mut self.wan_parser.hdr);
 
-        // Parsed headers out.
-        self.dc_hdr_valid.next = self.dc_parser.hdr_valid.val();
-        self.dc_hdr_class.next = 0.into();
-        if self.dc_parser.class_roce.val() {
-            self.dc_hdr_class.next = 1.into(); // HDR_CLASS_ROCE
-        }
-        if self.dc_parser.class_non_roce.val() {
-            self.dc_hdr_class.next = 2.into(); // HDR_CLASS_NON_ROCE
-        }
-        if self.dc_parser.class_malformed.val() {
-            self.dc_hdr_class.next = 3.into(); // HDR_CLASS_MALFORMED
-        }
-        self.dc_hdr_vlan_present.next = self.dc_parser.vlan_present.val();
-        self.dc_hdr_vlan_id.next = self.dc_parser.vlan_id.val();
-        self.dc_hdr_is_ipv6.next = self.dc_parser.is_ipv6.val();
-        self.dc_hdr_src_ip.next = self.dc_parser.src_ip.val();
-        self.dc_hdr_dst_ip.next = self.dc_parser.dst_ip.val();
-        self.dc_hdr_ecn.next = self.dc_parser.ecn.val();
-        self.dc_hdr_flow_label.next = self.dc_parser.flow_label.val();
-        self.dc_hdr_udp_src_port.next = self.dc_parser.udp_src_port.val();
-        self.dc_hdr_opcode.next = self.dc_parser.opcode.val();
-        self.dc_hdr_pkey.next = self.dc_parser.pkey.val();
-        self.dc_hdr_dest_qp.next = self.dc_parser.dest_qp.val();
-        self.dc_hdr_psn.next = self.dc_parser.psn.val();
-        self.wan_hdr_valid.next = self.wan_parser.hdr_valid.val();
-        self.wan_hdr_class.next = 0.into();
-        if self.wan_parser.class_roce.val() {
-            self.wan_hdr_class.next = 1.into(); // HDR_CLASS_ROCE
-        }
-        if self.wan_parser.class_non_roce.val() {
-            self.wan_hdr_class.next = 2.into(); // HDR_CLASS_NON_ROCE
-        }
-        if self.wan_parser.class_malformed.val() {
-            self.wan_hdr_class.next = 3.into(); // HDR_CLASS_MALFORMED
-        }
-        self.wan_hdr_vlan_present.next = self.wan_parser.vlan_present.val();
-        self.wan_hdr_vlan_id.next = self.wan_parser.vlan_id.val();
-        self.wan_hdr_is_ipv6.next = self.wan_parser.is_ipv6.val();
-        self.wan_hdr_src_ip.next = self.wan_parser.src_ip.val();
-        self.wan_hdr_dst_ip.next = self.wan_parser.dst_ip.val();
-        self.wan_hdr_ecn.next = self.wan_parser.ecn.val();
-        self.wan_hdr_flow_label.next = self.wan_parser.flow_label.val();
-        self.wan_hdr_udp_src_port.next = self.wan_parser.udp_src_port.val();
-        self.wan_hdr_opcode.next = self.wan_parser.opcode.val();
-        self.wan_hdr_pkey.next = self.wan_parser.pkey.val();
-        self.wan_hdr_dest_qp.next = self.wan_parser.dest_qp.val();
-        self.wan_hdr_psn.next = self.wan_parser.psn.val();
-
-        // Counters.
+        // Counters. (A block's interface linked to a port of this one has no
+        // wire of its own in Verilog: read the port.)
         self.dc_counters.clear.next = self.csr.values[5].val().get_bit(0);
-        self.dc_counters.hdr_valid.next = self.dc_parser.hdr_valid.val();
-        self.dc_counters.class_roce.next = self.dc_parser.class_roce.val();
-        self.dc_counters.class_non_roce.next = self.dc_parser.class_non_roce.val();
-        self.dc_counters.class_malformed.next = self.dc_parser.class_malformed.val();
+        self.dc_counters.hdr_valid.next = self.dc_hdr.valid.val();
+        self.dc_counters.hdr_class.next = self.dc_hdr.class.val();
         self.dc_counters.tx_frame.next =
-            self.dc_out.m_tvalid.val() & self.wan_tx_tready.val() & self.dc_out.m_tlast.val();
+            self.wan_tx.tvalid.val() & self.wan_tx.tready.val() & self.wan_tx.tlast.val();
         self.wan_counters.clear.next = self.csr.values[5].val().get_bit(0);
-        self.wan_counters.hdr_valid.next = self.wan_parser.hdr_valid.val();
-        self.wan_counters.class_roce.next = self.wan_parser.class_roce.val();
-        self.wan_counters.class_non_roce.next = self.wan_parser.class_non_roce.val();
-        self.wan_counters.class_malformed.next = self.wan_parser.class_malformed.val();
+        self.wan_counters.hdr_valid.next = self.wan_hdr.valid.val();
+        self.wan_counters.hdr_class.next = self.wan_hdr.class.val();
         self.wan_counters.tx_frame.next =
-            self.wan_out.m_tvalid.val() & self.dc_tx_tready.val() & self.wan_out.m_tlast.val();
+            self.dc_tx.tvalid.val() & self.dc_tx.tready.val() & self.dc_tx.tlast.val();
 
         // CSR.
-        self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
-        self.csr.s_axil_awvalid.next = self.s_axil_awvalid.val();
-        self.s_axil_awready.next = self.csr.s_axil_awready.val();
-        self.csr.s_axil_wdata.next = self.s_axil_wdata.val();
-        self.csr.s_axil_wstrb.next = self.s_axil_wstrb.val();
-        self.csr.s_axil_wvalid.next = self.s_axil_wvalid.val();
-        self.s_axil_wready.next = self.csr.s_axil_wready.val();
-        self.s_axil_bresp.next = self.csr.s_axil_bresp.val();
-        self.s_axil_bvalid.next = self.csr.s_axil_bvalid.val();
-        self.csr.s_axil_bready.next = self.s_axil_bready.val();
-        self.csr.s_axil_araddr.next = self.s_axil_araddr.val();
-        self.csr.s_axil_arvalid.next = self.s_axil_arvalid.val();
-        self.s_axil_arready.next = self.csr.s_axil_arready.val();
-        self.s_axil_rdata.next = self.csr.s_axil_rdata.val();
-        self.s_axil_rresp.next = self.csr.s_axil_rresp.val();
-        self.s_axil_rvalid.next = self.csr.s_axil_rvalid.val();
-        self.csr.s_axil_rready.next = self.s_axil_rready.val();
+        AxiLiteSlave::link(&mut self.s_axil, &mut self.csr.s_axil);
         for i in 0..REGISTERS.len() {
             self.csr.status[i].next = 0.into();
         }

@@ -51,7 +51,10 @@ impl std::fmt::Display for CsrError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CsrError::SlaveError { offset } => {
-                write!(f, "CSR access at {offset:#05x} refused (SLVERR: read-only register)")
+                write!(
+                    f,
+                    "CSR access at {offset:#05x} refused (SLVERR: read-only register)"
+                )
             }
             CsrError::DecodeError { offset } => {
                 write!(f, "no register at CSR offset {offset:#05x} (DECERR)")
@@ -236,7 +239,10 @@ impl Gateway {
         // SAFETY: model is live; the string outlives the call.
         let rc = unsafe { ffi::cngw_model_trace_open(gw.model, c.as_ptr()) };
         if rc != 0 {
-            return Err(std::io::Error::other(format!("cannot open VCD {}", path.display())));
+            return Err(std::io::Error::other(format!(
+                "cannot open VCD {}",
+                path.display()
+            )));
         }
         Ok(gw)
     }
@@ -289,7 +295,10 @@ impl Gateway {
     /// Sets any input port by name from little-endian 32-bit words (bit 0 of
     /// word 0 is the port's bit 0). Wider-than-needed words are ignored.
     pub fn set_port(&mut self, name: &str, words: &[u32]) -> Result<(), String> {
-        let index = PORTS.iter().position(|p| p.0 == name).ok_or_else(|| format!("no port {name}"))?;
+        let index = PORTS
+            .iter()
+            .position(|p| p.0 == name)
+            .ok_or_else(|| format!("no port {name}"))?;
         let (_, width, is_output) = PORTS[index];
         if is_output {
             return Err(format!("{name} is an output"));
@@ -308,7 +317,10 @@ impl Gateway {
 
     /// Reads any port by name as little-endian 32-bit words.
     pub fn get_port(&mut self, name: &str) -> Result<Vec<u32>, String> {
-        let index = PORTS.iter().position(|p| p.0 == name).ok_or_else(|| format!("no port {name}"))?;
+        let index = PORTS
+            .iter()
+            .position(|p| p.0 == name)
+            .ok_or_else(|| format!("no port {name}"))?;
         let width = PORTS[index].1;
         self.eval();
         let mut w = vec![0u32; width.div_ceil(32).max(2)];

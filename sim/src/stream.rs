@@ -29,8 +29,17 @@ pub fn frame_to_beats(frame: &[u8], user: bool) -> Vec<Beat> {
         .map(|(i, chunk)| {
             let mut data = [0u8; BEAT_BYTES];
             data[..chunk.len()].copy_from_slice(chunk);
-            let keep = if chunk.len() == BEAT_BYTES { u64::MAX } else { (1u64 << chunk.len()) - 1 };
-            Beat { data, keep, last: i + 1 == n, user: user && i + 1 == n }
+            let keep = if chunk.len() == BEAT_BYTES {
+                u64::MAX
+            } else {
+                (1u64 << chunk.len()) - 1
+            };
+            Beat {
+                data,
+                keep,
+                last: i + 1 == n,
+                user: user && i + 1 == n,
+            }
         })
         .collect()
 }

@@ -7,7 +7,11 @@ use cngw_sim::{CsrError, Gateway};
 fn hw_04_every_register_reads_its_reset_value() {
     let mut gw = Gateway::new();
     for r in REGISTERS {
-        let expected = if r.access == Access::WritePulse { 0 } else { r.reset };
+        let expected = if r.access == Access::WritePulse {
+            0
+        } else {
+            r.reset
+        };
         assert_eq!(gw.csr_read(r.offset), Ok(expected), "{}", r.name);
     }
 }
@@ -21,7 +25,11 @@ fn hw_04_scratch_and_storage_registers_hold_writes() {
         assert_eq!(gw.csr_read(r.offset), Ok(value), "{}", r.name);
     }
     gw.reset();
-    assert_eq!(gw.csr_read(offset::SCRATCH), Ok(0), "reset restores the reset value");
+    assert_eq!(
+        gw.csr_read(offset::SCRATCH),
+        Ok(0),
+        "reset restores the reset value"
+    );
 }
 
 #[test]
@@ -44,7 +52,10 @@ fn hw_04_unmapped_and_misaligned_offsets_answer_decerr() {
     let mut gw = Gateway::new();
     for off in [0x018, 0x0FC, 0x102, 0x7FC, 0xFFC] {
         assert_eq!(gw.csr_read(off), Err(CsrError::DecodeError { offset: off }));
-        assert_eq!(gw.csr_write(off, 1), Err(CsrError::DecodeError { offset: off }));
+        assert_eq!(
+            gw.csr_write(off, 1),
+            Err(CsrError::DecodeError { offset: off })
+        );
     }
     // A refused access leaves the bus usable.
     assert_eq!(gw.csr_read(offset::ID), Ok(cngw_regmap::DEVICE_ID));
@@ -56,7 +67,10 @@ fn hw_04_external_queue_depth_is_visible() {
     gw.set_queue_depth(123_456_789, true);
     gw.step();
     gw.set_queue_depth(0, false);
-    assert_eq!(gw.csr_read(offset::PORT0_QUEUE_DEPTH_BYTES), Ok(123_456_789));
+    assert_eq!(
+        gw.csr_read(offset::PORT0_QUEUE_DEPTH_BYTES),
+        Ok(123_456_789)
+    );
 }
 
 #[test]
@@ -69,7 +83,13 @@ fn hw_03_ports_by_name() {
     gw.set_port("qd_ext_valid", &[1]).unwrap();
     gw.step();
     gw.set_port("qd_ext_valid", &[0]).unwrap();
-    assert_eq!(gw.csr_read(offset::PORT0_QUEUE_DEPTH_BYTES), Ok(0xdead_beef));
-    assert!(gw.set_port("dc_tx_tvalid", &[1]).is_err(), "outputs cannot be driven");
+    assert_eq!(
+        gw.csr_read(offset::PORT0_QUEUE_DEPTH_BYTES),
+        Ok(0xdead_beef)
+    );
+    assert!(
+        gw.set_port("dc_tx_tvalid", &[1]).is_err(),
+        "outputs cannot be driven"
+    );
     assert!(gw.get_port("no_such_port").is_err());
 }

@@ -11,14 +11,21 @@ fn lint(files: &[&Path], top: &str) -> (bool, String) {
         .args(files)
         .output()
         .expect("run verilator");
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
 fn hw_01_emitted_verilog_lints_clean_with_scoped_waivers() {
     let dir = Path::new(cngw_sim::RTL_DIR);
     let (ok, log) = lint(
-        &[&dir.join(WAIVER_FILE), &dir.join(DESIGN_FILE), &dir.join(WRAPPER_FILE)],
+        &[
+            &dir.join(WAIVER_FILE),
+            &dir.join(DESIGN_FILE),
+            &dir.join(WRAPPER_FILE),
+        ],
         WRAPPER_MODULE,
     );
     assert!(ok && !log.contains("%Warning"), "lint failed:\n{log}");
@@ -29,12 +36,18 @@ fn hw_01_waivers_are_needed_and_scoped() {
     // Without the waiver file the same lint fails, so the waivers hide real
     // rust-hdl artefacts and the lint above is not vacuous.
     let dir = Path::new(cngw_sim::RTL_DIR);
-    let (ok, log) = lint(&[&dir.join(DESIGN_FILE), &dir.join(WRAPPER_FILE)], WRAPPER_MODULE);
+    let (ok, log) = lint(
+        &[&dir.join(DESIGN_FILE), &dir.join(WRAPPER_FILE)],
+        WRAPPER_MODULE,
+    );
     assert!(!ok, "lint passed without waivers");
     assert!(log.contains("%Warning-WIDTH"), "{log}");
     // The waivers name files and rules only; no blanket lint_off.
     let waivers = std::fs::read_to_string(dir.join(WAIVER_FILE)).unwrap();
     for line in waivers.lines().filter(|l| l.starts_with("lint_off")) {
-        assert!(line.contains("-rule ") && line.contains(&format!("-file \"*/{DESIGN_FILE}\"")), "{line}");
+        assert!(
+            line.contains("-rule ") && line.contains(&format!("-file \"*/{DESIGN_FILE}\"")),
+            "{line}"
+        );
     }
 }

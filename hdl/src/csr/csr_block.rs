@@ -3,11 +3,11 @@
 //!
 //! ```text
 //!               +-----------------+
-//!  s_axil_aw* ->|                 |-> values[i]   (read-write storage, write pulses)
-//!  s_axil_w*  ->|  decode by the  |
-//!  s_axil_b*  <-|  register map   |<- status[i]   (counters and other RO values)
-//!  s_axil_ar* ->|                 |
-//!  s_axil_r*  <-|                 |
+//!  s_axil.aw* ->|                 |-> values[i]   (read-write storage, write pulses)
+//!  s_axil.w*  ->|  decode by the  |
+//!  s_axil.b*  <-|  register map   |<- status[i]   (counters and other RO values)
+//!  s_axil.ar* ->|                 |
+//!  s_axil.r*  <-|                 |
 //!               +-----------------+
 //! ```
 //! `values` and `status` are indexed like `REGISTERS`. A write needs both
@@ -19,6 +19,7 @@
 //! write or read takes two clocks when the master is ready for the response.
 //! A synchronous `reset` restores every reset value.
 
+use super::axil::AxiLiteSlave;
 use cngw_regmap::{Access, REGISTERS};
 use rust_hdl::prelude::*;
 
@@ -31,23 +32,8 @@ pub const RESP_DECERR: u64 = 3;
 pub struct CsrBlock {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_axil_awaddr: Signal<In, Bits<12>>,
-    pub s_axil_awvalid: Signal<In, Bit>,
-    pub s_axil_awready: Signal<Out, Bit>,
-    pub s_axil_wdata: Signal<In, Bits<32>>,
-    pub s_axil_wstrb: Signal<In, Bits<4>>,
-    pub s_axil_wvalid: Signal<In, Bit>,
-    pub s_axil_wready: Signal<Out, Bit>,
-    pub s_axil_bresp: Signal<Out, Bits<2>>,
-    pub s_axil_bvalid: Signal<Out, Bit>,
-    pub s_axil_bready: Signal<In, Bit>,
-    pub s_axil_araddr: Signal<In, Bits<12>>,
-    pub s_axil_arvalid: Signal<In, Bit>,
-    pub s_axil_arready: Signal<Out, Bit>,
-    pub s_axil_rdata: Signal<Out, Bits<32>>,
-    pub s_axil_rresp: Signal<Out, Bits<2>>,
-    pub s_axil_rvalid: Signal<Out, Bit>,
-    pub s_axil_rready: Signal<In, Bit>,
+    /// AXI4-Lite from PCIe BAR0.
+    pub s_axil: AxiLiteSlave,
     /// Current value of every register (storage or one-cycle pulse).
     pub values: Vec<Signal<Out, Bits<32>>>,
     /// Hardware-driven values of volatile read-only registers.
@@ -85,23 +71,7 @@ impl Default for CsrBlock {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_axil_awaddr: Default::default(),
-            s_axil_awvalid: Default::default(),
-            s_axil_awready: Default::default(),
-            s_axil_wdata: Default::default(),
-            s_axil_wstrb: Default::default(),
-            s_axil_wvalid: Default::default(),
-            s_axil_wready: Default::default(),
-            s_axil_bresp: Default::default(),
-            s_axil_bvalid: Default::default(),
-            s_axil_bready: Default::default(),
-            s_axil_araddr: Default::default(),
-            s_axil_arvalid: Default::default(),
-            s_axil_arready: Default::default(),
-            s_axil_rdata: Default::default(),
-            s_axil_rresp: Default::default(),
-            s_axil_rvalid: Default::default(),
-            s_axil_rready: Default::default(),
+            s_axil: Default::default(),
             values: (0..n).map(|_| Signal::default()).collect(),
             status: (0..n).map(|_| Signal::default()).collect(),
             offsets: REGISTERS
@@ -127,7 +97,11 @@ impl Default for CsrBlock {
             storage: REGISTERS
                 .iter()
                 .map(|r| {
-                    let init = if r.access == Access::ReadWrite { r.reset } else { 0 };
+                    let init = if r.access == Access::ReadWrite {
+                        r.reset
+                    } else {
+                        0
+                    };
                     DFFWithInit::new((init as u64).to_bits())
                 })
                 .collect(),
@@ -163,31 +137,31 @@ impl Logic for CsrBlock {
             }
             self.values[i].next = self.storage[i].q.val();
         }
-        self.s_axil_bvalid.next = self.bvalid.q.val();
-        self.s_axil_bresp.next = self.bresp.q.val();
-        self.s_axil_rvalid.next = self.rvalid.q.val();
-        self.s_axil_rresp.next = self.rresp.q.val();
-        self.s_axil_rdata.next = self.rdata.q.val();
+        self.s_axil.bvalid.next = self.bvalid.q.val();
+        self.s_axil.bresp.next = self.bresp.q.val();
+        self.s_axil.rvalid.next = self.rvalid.q.val();
+        self.s_axil.rresp.next = self.rresp.q.val();
+        self.s_axil.rdata.next = self.rdata.q.val();
 
         // Write channel: address and data are taken together, one at a time.
         self.write_go.next =
-            self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.bvalid.q.val();
-        self.s_axil_awready.next = self.write_go.val();
-        self.s_axil_wready.next = self.write_go.val();
+            self.s_axil.awvalid.val() & self.s_axil.wvalid.val() & !self.bvalid.q.val();
+        self.s_axil.awready.next = self.write_go.val();
+        self.s_axil.wready.next = self.write_go.val();
         self.mask_byte0.next = 0.into();
         self.mask_byte1.next = 0.into();
         self.mask_byte2.next = 0.into();
         self.mask_byte3.next = 0.into();
-        if self.s_axil_wstrb.val().get_bit(0) {
+        if self.s_axil.wstrb.val().get_bit(0) {
             self.mask_byte0.next = bits::<32>(0x0000_00ffu64);
         }
-        if self.s_axil_wstrb.val().get_bit(1) {
+        if self.s_axil.wstrb.val().get_bit(1) {
             self.mask_byte1.next = bits::<32>(0x0000_ff00u64);
         }
-        if self.s_axil_wstrb.val().get_bit(2) {
+        if self.s_axil.wstrb.val().get_bit(2) {
             self.mask_byte2.next = bits::<32>(0x00ff_0000u64);
         }
-        if self.s_axil_wstrb.val().get_bit(3) {
+        if self.s_axil.wstrb.val().get_bit(3) {
             self.mask_byte3.next = bits::<32>(0xff00_0000u64);
         }
         self.write_mask.next = self.mask_byte0.val()
@@ -197,17 +171,16 @@ impl Logic for CsrBlock {
         self.write_hit.next = false;
         self.write_hit_writable.next = false;
         for i in 0..REGISTERS.len() {
-            if self.s_axil_awaddr.val() == self.offsets[i].val() {
+            if self.s_axil.awaddr.val() == self.offsets[i].val() {
                 self.write_hit.next = true;
                 if self.is_storage[i].val() | self.is_pulse[i].val() {
                     self.write_hit_writable.next = true;
                     if self.write_go.val() {
-                        self.storage[i].d.next = (self.storage[i].q.val()
-                            & !self.write_mask.val())
-                            | (self.s_axil_wdata.val() & self.write_mask.val());
+                        self.storage[i].d.next = (self.storage[i].q.val() & !self.write_mask.val())
+                            | (self.s_axil.wdata.val() & self.write_mask.val());
                         if self.is_pulse[i].val() {
                             self.storage[i].d.next =
-                                self.s_axil_wdata.val() & self.write_mask.val();
+                                self.s_axil.wdata.val() & self.write_mask.val();
                         }
                     }
                 }
@@ -222,17 +195,17 @@ impl Logic for CsrBlock {
             } else {
                 self.bresp.d.next = 3.into();
             }
-        } else if self.bvalid.q.val() & self.s_axil_bready.val() {
+        } else if self.bvalid.q.val() & self.s_axil.bready.val() {
             self.bvalid.d.next = false;
         }
 
         // Read channel.
-        self.read_go.next = self.s_axil_arvalid.val() & !self.rvalid.q.val();
-        self.s_axil_arready.next = self.read_go.val();
+        self.read_go.next = self.s_axil.arvalid.val() & !self.rvalid.q.val();
+        self.s_axil.arready.next = self.read_go.val();
         self.read_hit.next = false;
         self.read_value.next = 0.into();
         for i in 0..REGISTERS.len() {
-            if self.s_axil_araddr.val() == self.offsets[i].val() {
+            if self.s_axil.araddr.val() == self.offsets[i].val() {
                 self.read_hit.next = true;
                 if self.is_storage[i].val() {
                     self.read_value.next = self.storage[i].q.val();
@@ -253,7 +226,7 @@ impl Logic for CsrBlock {
             } else {
                 self.rresp.d.next = 3.into();
             }
-        } else if self.rvalid.q.val() & self.s_axil_rready.val() {
+        } else if self.rvalid.q.val() & self.s_axil.rready.val() {
             self.rvalid.d.next = false;
         }
 
@@ -278,6 +251,7 @@ mod tests {
     fn hw_01_csr_block_verilog_lints_clean() {
         let mut uut = CsrBlock::default();
         uut.connect_all();
-        crate::verilog::lint_block("csr_block", &generate_verilog(&uut)).unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::lint_block("csr_block", &generate_verilog(&uut))
+            .unwrap_or_else(|log| panic!("{log}"));
     }
 }

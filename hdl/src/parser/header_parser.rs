@@ -1,53 +1,37 @@
 //! `HeaderParser`: extracts RoCEv2 header fields from a 512-bit AXI4-Stream.
 //!
 //! ```text
-//!             +---------------+
-//!  tdata   -->|  beat 0 / 1   |--> hdr_valid (one-cycle pulse)
-//!  tkeep   -->|  capture and  |--> class_roce / class_non_roce / class_malformed
-//!  tlast   -->|  decode at    |--> vlan_present, vlan_id, is_ipv6
-//!  tvalid  -->|  the last     |--> src_ip, dst_ip (128 bits, lane order, IPv4-mapped)
-//!  tready  -->|  beat         |--> ecn, flow_label, udp_src_port
-//!             +---------------+--> opcode, pkey, dest_qp, psn
+//!                 +---------------+
+//!  tap.tdata   -->|  beat 0 / 1   |--> hdr.valid (one-cycle pulse)
+//!  tap.tkeep   -->|  capture and  |--> hdr.class (1 RoCEv2, 2 not RoCE, 3 malformed)
+//!  tap.tlast   -->|  decode at    |--> hdr.vlan_present, vlan_id, is_ipv6
+//!  tap.tvalid  -->|  the last     |--> hdr.src_ip, dst_ip (lane order, IPv4-mapped)
+//!  tap.tready  -->|  beat         |--> hdr.ecn, flow_label, udp_src_port
+//!                 +---------------+--> hdr.opcode, pkey, dest_qp, psn
 //! ```
 //! The parser taps a stream: it watches `tvalid & tready` and never stalls
 //! it, so it runs at one beat per clock for any frame size. It keeps the
 //! first two beats (128 bytes: enough for Ethernet + 802.1Q + IPv4 with
 //! options or IPv6 + UDP + BTH, headers that span the beat boundary
 //! included) and decodes them when the frame's last beat passes, because
-//! the length checks need the frame length. `hdr_valid` rises one clock
+//! the length checks need the frame length. `hdr.valid` rises one clock
 //! after the last beat. The rules are `cngw_packet::parsed::classify`, the
 //! reference this block is compared with.
 //!
 //! Addresses leave in lane order (byte `i` of the address in bits
 //! `8*i+7..8*i`), the same order as `tdata`.
 
+use crate::stream::axis::{AxisTap, HeaderSource};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
 pub struct HeaderParser {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub tdata: Signal<In, Bits<512>>,
-    pub tkeep: Signal<In, Bits<64>>,
-    pub tlast: Signal<In, Bit>,
-    pub tvalid: Signal<In, Bit>,
-    pub tready: Signal<In, Bit>,
-    pub hdr_valid: Signal<Out, Bit>,
-    pub class_roce: Signal<Out, Bit>,
-    pub class_non_roce: Signal<Out, Bit>,
-    pub class_malformed: Signal<Out, Bit>,
-    pub vlan_present: Signal<Out, Bit>,
-    pub vlan_id: Signal<Out, Bits<12>>,
-    pub is_ipv6: Signal<Out, Bit>,
-    pub src_ip: Signal<Out, Bits<128>>,
-    pub dst_ip: Signal<Out, Bits<128>>,
-    pub ecn: Signal<Out, Bits<2>>,
-    pub flow_label: Signal<Out, Bits<20>>,
-    pub udp_src_port: Signal<Out, Bits<16>>,
-    pub opcode: Signal<Out, Bits<8>>,
-    pub pkey: Signal<Out, Bits<16>>,
-    pub dest_qp: Signal<Out, Bits<24>>,
-    pub psn: Signal<Out, Bits<24>>,
+    /// The stream watched.
+    pub tap: AxisTap,
+    /// The parsed header, one clock after the frame's last beat.
+    pub hdr: HeaderSource,
     // Frame state.
     beat_index: DFF<Bits<2>>,
     first_beat: DFF<Bits<512>>,
@@ -55,9 +39,7 @@ pub struct HeaderParser {
     bytes_before: DFF<Bits<16>>,
     // Registered results.
     out_valid: DFF<Bit>,
-    out_roce: DFF<Bit>,
-    out_non_roce: DFF<Bit>,
-    out_malformed: DFF<Bit>,
+    out_class: DFF<Bits<2>>,
     out_vlan: DFF<Bit>,
     out_vlan_id: DFF<Bits<12>>,
     out_ipv6: DFF<Bit>,
@@ -106,35 +88,14 @@ impl Default for HeaderParser {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            tdata: Default::default(),
-            tkeep: Default::default(),
-            tlast: Default::default(),
-            tvalid: Default::default(),
-            tready: Default::default(),
-            hdr_valid: Default::default(),
-            class_roce: Default::default(),
-            class_non_roce: Default::default(),
-            class_malformed: Default::default(),
-            vlan_present: Default::default(),
-            vlan_id: Default::default(),
-            is_ipv6: Default::default(),
-            src_ip: Default::default(),
-            dst_ip: Default::default(),
-            ecn: Default::default(),
-            flow_label: Default::default(),
-            udp_src_port: Default::default(),
-            opcode: Default::default(),
-            pkey: Default::default(),
-            dest_qp: Default::default(),
-            psn: Default::default(),
+            tap: Default::default(),
+            hdr: Default::default(),
             beat_index: Default::default(),
             first_beat: Default::default(),
             second_beat: Default::default(),
             bytes_before: Default::default(),
             out_valid: Default::default(),
-            out_roce: Default::default(),
-            out_non_roce: Default::default(),
-            out_malformed: Default::default(),
+            out_class: Default::default(),
             out_vlan: Default::default(),
             out_vlan_id: Default::default(),
             out_ipv6: Default::default(),
@@ -147,7 +108,9 @@ impl Default for HeaderParser {
             out_pkey: Default::default(),
             out_dest_qp: Default::default(),
             out_psn: Default::default(),
-            lane_counts: (0..64u64).map(|i| Constant::new((i + 1).to_bits())).collect(),
+            lane_counts: (0..64u64)
+                .map(|i| Constant::new((i + 1).to_bits()))
+                .collect(),
             transfer: Default::default(),
             window: Default::default(),
             keep_bytes: Default::default(),
@@ -189,9 +152,7 @@ impl Logic for HeaderParser {
             second_beat,
             bytes_before,
             out_valid,
-            out_roce,
-            out_non_roce,
-            out_malformed,
+            out_class,
             out_vlan,
             out_vlan_id,
             out_ipv6,
@@ -205,31 +166,29 @@ impl Logic for HeaderParser {
             out_dest_qp,
             out_psn
         );
-        self.hdr_valid.next = self.out_valid.q.val();
-        self.class_roce.next = self.out_roce.q.val();
-        self.class_non_roce.next = self.out_non_roce.q.val();
-        self.class_malformed.next = self.out_malformed.q.val();
-        self.vlan_present.next = self.out_vlan.q.val();
-        self.vlan_id.next = self.out_vlan_id.q.val();
-        self.is_ipv6.next = self.out_ipv6.q.val();
-        self.src_ip.next = self.out_src_ip.q.val();
-        self.dst_ip.next = self.out_dst_ip.q.val();
-        self.ecn.next = self.out_ecn.q.val();
-        self.flow_label.next = self.out_flow_label.q.val();
-        self.udp_src_port.next = self.out_udp_src_port.q.val();
-        self.opcode.next = self.out_opcode.q.val();
-        self.pkey.next = self.out_pkey.q.val();
-        self.dest_qp.next = self.out_dest_qp.q.val();
-        self.psn.next = self.out_psn.q.val();
+        self.hdr.valid.next = self.out_valid.q.val();
+        self.hdr.class.next = self.out_class.q.val();
+        self.hdr.vlan_present.next = self.out_vlan.q.val();
+        self.hdr.vlan_id.next = self.out_vlan_id.q.val();
+        self.hdr.is_ipv6.next = self.out_ipv6.q.val();
+        self.hdr.src_ip.next = self.out_src_ip.q.val();
+        self.hdr.dst_ip.next = self.out_dst_ip.q.val();
+        self.hdr.ecn.next = self.out_ecn.q.val();
+        self.hdr.flow_label.next = self.out_flow_label.q.val();
+        self.hdr.udp_src_port.next = self.out_udp_src_port.q.val();
+        self.hdr.opcode.next = self.out_opcode.q.val();
+        self.hdr.pkey.next = self.out_pkey.q.val();
+        self.hdr.dest_qp.next = self.out_dest_qp.q.val();
+        self.hdr.psn.next = self.out_psn.q.val();
 
-        self.transfer.next = self.tvalid.val() & self.tready.val();
+        self.transfer.next = self.tap.tvalid.val() & self.tap.tready.val();
         self.out_valid.d.next = false;
 
         // The first two beats of the frame, the current one included.
         if self.beat_index.q.val() == 0 {
-            self.window.next = bit_cast::<1024, 512>(self.tdata.val());
+            self.window.next = bit_cast::<1024, 512>(self.tap.tdata.val());
         } else if self.beat_index.q.val() == 1 {
-            self.window.next = (bit_cast::<1024, 512>(self.tdata.val()) << 512)
+            self.window.next = (bit_cast::<1024, 512>(self.tap.tdata.val()) << 512)
                 | bit_cast::<1024, 512>(self.first_beat.q.val());
         } else {
             self.window.next = (bit_cast::<1024, 512>(self.second_beat.q.val()) << 512)
@@ -237,7 +196,7 @@ impl Logic for HeaderParser {
         }
         self.keep_bytes.next = 0.into();
         for i in 0..64 {
-            if self.tkeep.val().get_bit(i) {
+            if self.tap.tkeep.val().get_bit(i) {
                 self.keep_bytes.next = self.lane_counts[i].val();
             }
         }
@@ -280,9 +239,11 @@ impl Logic for HeaderParser {
             self.l4_shift.next = bit_cast::<10, 4>(self.ihl.val()) << 5;
             self.l4_offset.next = self.l3_offset.val() + (bit_cast::<17, 4>(self.ihl.val()) << 2);
             self.ecn_decoded.next = self.l3.val().get_bits::<2>(8);
-            self.src_ip_decoded.next = (bit_cast::<128, 32>(self.l3.val().get_bits::<32>(96)) << 96)
+            self.src_ip_decoded.next = (bit_cast::<128, 32>(self.l3.val().get_bits::<32>(96))
+                << 96)
                 | (bit_cast::<128, 16>(0xffff.into()) << 80);
-            self.dst_ip_decoded.next = (bit_cast::<128, 32>(self.l3.val().get_bits::<32>(128)) << 96)
+            self.dst_ip_decoded.next = (bit_cast::<128, 32>(self.l3.val().get_bits::<32>(128))
+                << 96)
                 | (bit_cast::<128, 16>(0xffff.into()) << 80);
         }
 
@@ -344,18 +305,23 @@ impl Logic for HeaderParser {
 
         if self.transfer.val() {
             if self.beat_index.q.val() == 0 {
-                self.first_beat.d.next = self.tdata.val();
+                self.first_beat.d.next = self.tap.tdata.val();
             }
             if self.beat_index.q.val() == 1 {
-                self.second_beat.d.next = self.tdata.val();
+                self.second_beat.d.next = self.tap.tdata.val();
             }
-            if self.tlast.val() {
+            if self.tap.tlast.val() {
                 self.beat_index.d.next = 0.into();
                 self.bytes_before.d.next = 0.into();
                 self.out_valid.d.next = true;
-                self.out_roce.d.next = self.roce.val();
-                self.out_non_roce.d.next = self.non_roce.val();
-                self.out_malformed.d.next = self.malformed.val();
+                // Class codes of stream::axis (CLASS_ROCE, CLASS_NON_ROCE, CLASS_MALFORMED).
+                self.out_class.d.next = 3.into();
+                if self.roce.val() {
+                    self.out_class.d.next = 1.into();
+                }
+                if self.non_roce.val() {
+                    self.out_class.d.next = 2.into();
+                }
                 self.out_vlan.d.next = self.vlan.val();
                 self.out_vlan_id.d.next = (bit_cast::<12, 8>(self.window.val().get_bits::<8>(112))
                     << 8)
@@ -407,6 +373,7 @@ mod tests {
     fn hw_01_header_parser_verilog_lints_clean() {
         let mut uut = HeaderParser::default();
         uut.connect_all();
-        crate::verilog::lint_block("header_parser", &generate_verilog(&uut)).unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::lint_block("header_parser", &generate_verilog(&uut))
+            .unwrap_or_else(|log| panic!("{log}"));
     }
 }

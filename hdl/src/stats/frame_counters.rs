@@ -1,7 +1,7 @@
 //! `FrameCounters`: the per-direction frame counters read through the CSR block.
 //!
 //! ```text
-//!   hdr_valid, class_* -->+----------------+--> rx_frames, roce_frames,
+//!   hdr.valid, hdr.class ->+----------------+--> rx_frames, roce_frames,
 //!   tx_frame           -->| 32-bit counters|--> non_roce_frames, malformed_frames,
 //!   clear              -->+----------------+--> tx_frames
 //! ```
@@ -16,10 +16,9 @@ pub struct FrameCounters {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub clear: Signal<In, Bit>,
+    /// Parser results (only `valid` and `class` are used).
     pub hdr_valid: Signal<In, Bit>,
-    pub class_roce: Signal<In, Bit>,
-    pub class_non_roce: Signal<In, Bit>,
-    pub class_malformed: Signal<In, Bit>,
+    pub hdr_class: Signal<In, Bits<2>>,
     pub tx_frame: Signal<In, Bit>,
     pub rx_frames: Signal<Out, Bits<32>>,
     pub roce_frames: Signal<Out, Bits<32>>,
@@ -36,7 +35,15 @@ pub struct FrameCounters {
 impl Logic for FrameCounters {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rx_count, roce_count, non_roce_count, malformed_count, tx_count);
+        dff_setup!(
+            self,
+            clock,
+            rx_count,
+            roce_count,
+            non_roce_count,
+            malformed_count,
+            tx_count
+        );
         self.rx_frames.next = self.rx_count.q.val();
         self.roce_frames.next = self.roce_count.q.val();
         self.non_roce_frames.next = self.non_roce_count.q.val();
@@ -44,13 +51,13 @@ impl Logic for FrameCounters {
         self.tx_frames.next = self.tx_count.q.val();
         if self.hdr_valid.val() {
             self.rx_count.d.next = self.rx_count.q.val() + 1;
-            if self.class_roce.val() {
+            if self.hdr_class.val() == 1 {
                 self.roce_count.d.next = self.roce_count.q.val() + 1;
             }
-            if self.class_non_roce.val() {
+            if self.hdr_class.val() == 2 {
                 self.non_roce_count.d.next = self.non_roce_count.q.val() + 1;
             }
-            if self.class_malformed.val() {
+            if self.hdr_class.val() == 3 {
                 self.malformed_count.d.next = self.malformed_count.q.val() + 1;
             }
         }
@@ -75,7 +82,8 @@ mod tests {
     fn hw_01_frame_counters_verilog_lints_clean() {
         let mut uut = FrameCounters::default();
         uut.connect_all();
-        crate::verilog::lint_block("frame_counters", &generate_verilog(&uut)).unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::lint_block("frame_counters", &generate_verilog(&uut))
+            .unwrap_or_else(|log| panic!("{log}"));
     }
 
     /// Counts in rust-hdl's own simulator (the block is narrow enough to be fast there).
@@ -84,15 +92,15 @@ mod tests {
         let mut uut = FrameCounters::default();
         uut.connect_all();
         let mut sim = Simulation::new();
-        sim.add_clock(5, |x: &mut Box<FrameCounters>| x.clock.next = !x.clock.val());
+        sim.add_clock(5, |x: &mut Box<FrameCounters>| {
+            x.clock.next = !x.clock.val()
+        });
         sim.add_testbench(move |mut sim: Sim<FrameCounters>| {
             let mut x = sim.init()?;
             // Classes in turn: roce, non-roce, malformed, roce; tx every other cycle.
             for i in 0..4u32 {
                 x.hdr_valid.next = true;
-                x.class_roce.next = i % 3 == 0;
-                x.class_non_roce.next = i % 3 == 1;
-                x.class_malformed.next = i % 3 == 2;
+                x.hdr_class.next = [1u64, 2, 3, 1][i as usize].into();
                 x.tx_frame.next = i % 2 == 0;
                 wait_clock_cycle!(sim, clock, x);
             }
