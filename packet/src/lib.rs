@@ -59,6 +59,7 @@ pub mod pcap;
 pub mod proxy_cn;
 pub mod rate_advice;
 pub mod roce;
+pub mod scapy;
 pub mod srh;
 pub mod traffic;
 pub mod udp;

@@ -6,11 +6,7 @@
 //! (`python3 -m venv .venv && .venv/bin/pip install scapy`); without it these
 //! tests print a message and pass without checking.
 
-use std::collections::HashMap;
-use std::io::Write;
 use std::net::{Ipv4Addr, Ipv6Addr};
-use std::path::Path;
-use std::process::{Command, Stdio};
 
 use cngw_packet::bth::opcode;
 use cngw_packet::fast_cnp::{self, FastCnp};
@@ -23,70 +19,7 @@ use cngw_packet::{
     LonghaulIcmpv6, LonghaulRocev2, RateAdvice, RateAdviceMessage, RoceFrameBuilder, UdpChecksum,
 };
 
-type Fields = HashMap<String, String>;
-
-/// Runs `tests/scapy_check.py` on `frames`; `None` (and a message) when
-/// `CNGW_PYTHON` is unset.
-fn scapy(frames: &[Vec<u8>]) -> Option<Vec<Fields>> {
-    let Some(python) = std::env::var_os("CNGW_PYTHON") else {
-        eprintln!("CNGW_PYTHON is not set: scapy cross-checks skipped");
-        return None;
-    };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scapy_check.py");
-    let mut child = Command::new(python)
-        .arg(script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start CNGW_PYTHON");
-    let mut input = String::new();
-    for f in frames {
-        input.extend(f.iter().map(|b| format!("{b:02x}")));
-        input.push('\n');
-    }
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().expect("run scapy_check.py");
-    writer.join().expect("writer thread").expect("write frames");
-    assert!(
-        out.status.success(),
-        "scapy_check.py failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("UTF-8 output");
-    let results: Vec<Fields> = text
-        .lines()
-        .map(|line| {
-            line.split(' ')
-                .filter_map(|kv| kv.split_once('='))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect();
-    assert_eq!(results.len(), frames.len(), "one result line per frame");
-    Some(results)
-}
-
-fn get<'a>(f: &'a Fields, key: &str) -> &'a str {
-    f.get(key)
-        .unwrap_or_else(|| panic!("scapy gave no {key}: {f:?}"))
-        .as_str()
-}
-
-fn assert_checksums_ok(f: &Fields) {
-    for key in [
-        "icrc_ok",
-        "ip_chksum_ok",
-        "udp_chksum_ok",
-        "icmpv6_chksum_ok",
-        "ext_chksum_ok",
-    ] {
-        if let Some(v) = f.get(key) {
-            assert!(v == "True" || v == "zero", "{key}={v}: {f:?}");
-        }
-    }
-}
+use cngw_packet::scapy::{assert_checksums_ok, dissect as scapy, get};
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()

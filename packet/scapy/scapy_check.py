@@ -15,7 +15,7 @@ space-separated `key=value` pairs:
   after the 12-byte body, scapy's ICMPExtension_Header computes the same
   extension checksum.
 
-Used by packet/tests/scapy.rs; CNGW_PYTHON names an interpreter with scapy.
+Embedded in cngw_packet::scapy (run with CNGW_PYTHON, an interpreter with scapy).
 """
 
 import sys
