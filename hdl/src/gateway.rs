@@ -1,7 +1,7 @@
 //! `Gateway`: the cngw top level.
 //!
 //! ```text
-//!  dc_rx  ->[skid]->+->[skid]-> wan_tx        (data-center side to WAN)
+//!  dc_rx  ->[skid]->+->[CE marker]->[skid]-> wan_tx   (data-center side to WAN)
 //!                   +-> HeaderParser -> dc_hdr_*, counters
 //!  wan_rx ->[skid]->+->[skid]-> dc_tx         (WAN side to data center)
 //!                   +-> HeaderParser -> wan_hdr_*, counters
@@ -17,6 +17,7 @@
 //! `reset` is synchronous and active high.
 
 use crate::csr::{AxiLiteSlave, CsrBlock};
+use crate::ecn::CeMarker;
 use crate::parser::HeaderParser;
 use crate::stats::FrameCounters;
 use crate::stream::{AxisSink, AxisSource, HeaderSource, SkidBuffer};
@@ -38,7 +39,10 @@ const _: () = {
     assert!(REGISTERS[20].offset == offset::WAN_RX_NON_ROCE_FRAMES);
     assert!(REGISTERS[21].offset == offset::WAN_RX_MALFORMED_FRAMES);
     assert!(REGISTERS[22].offset == offset::DC_TX_FRAMES);
-    assert!(REGISTERS.len() == 23);
+    assert!(REGISTERS[4].offset == offset::FEATURE_ENABLE);
+    assert!(REGISTERS[10].offset == offset::PORT0_K_MIN_BYTES);
+    assert!(REGISTERS[23].offset == offset::LH_CE_MARKED_FRAMES);
+    assert!(REGISTERS.len() == 24);
 };
 
 #[derive(LogicBlock, Default)]
@@ -64,6 +68,7 @@ pub struct Gateway {
     pub wan_hdr: HeaderSource,
     dc_in: SkidBuffer,
     dc_out: SkidBuffer,
+    ce_marker: CeMarker,
     wan_in: SkidBuffer,
     wan_out: SkidBuffer,
     dc_parser: HeaderParser,
@@ -72,27 +77,22 @@ pub struct Gateway {
     wan_counters: FrameCounters,
     csr: CsrBlock,
     queue_depth: DFF<Bits<32>>,
+    /// LH-04 condition, registered: marking enabled and QD > K_min.
+    above_k_min: DFF<Bit>,
+    ce_marked_count: DFF<Bits<32>>,
 }
 
 impl Logic for Gateway {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(
-            self,
-            clock,
-            dc_in,
-            dc_out,
-            wan_in,
-            wan_out,
-            dc_parser,
-            wan_parser,
-            dc_counters,
-            wan_counters,
-            csr
+            self, clock, dc_in, dc_out, ce_marker, wan_in, wan_out, dc_parser, wan_parser,
+            dc_counters, wan_counters, csr
         );
-        dff_setup!(self, clock, queue_depth);
+        dff_setup!(self, clock, queue_depth, above_k_min, ce_marked_count);
         self.dc_in.reset.next = self.reset.val();
         self.dc_out.reset.next = self.reset.val();
+        self.ce_marker.reset.next = self.reset.val();
         self.wan_in.reset.next = self.reset.val();
         self.wan_out.reset.next = self.reset.val();
         self.dc_parser.reset.next = self.reset.val();
@@ -101,15 +101,27 @@ impl Logic for Gateway {
         self.wan_counters.reset.next = self.reset.val();
         self.csr.reset.next = self.reset.val();
 
-        // dc_rx -> wan_tx, the parser watching between the two stages.
+        // dc_rx -> wan_tx: the parser watches what enters the CE marker.
         AxisSink::link(&mut self.dc_rx, &mut self.dc_in.s);
-        AxisSource::join(&mut self.dc_in.m, &mut self.dc_out.s);
+        AxisSource::join(&mut self.dc_in.m, &mut self.ce_marker.s);
+        AxisSource::join(&mut self.ce_marker.m, &mut self.dc_out.s);
         AxisSource::link(&mut self.wan_tx, &mut self.dc_out.m);
         self.dc_parser.tap.tdata.next = self.dc_in.m.tdata.val();
         self.dc_parser.tap.tkeep.next = self.dc_in.m.tkeep.val();
         self.dc_parser.tap.tlast.next = self.dc_in.m.tlast.val();
         self.dc_parser.tap.tvalid.next = self.dc_in.m.tvalid.val();
         self.dc_parser.tap.tready.next = self.dc_out.s.tready.val();
+
+        // LH-04: first level, CE marking while the queue is above K_min.
+        self.above_k_min.d.next = self.csr.values[4].val().get_bit(0)
+            & (self.queue_depth.q.val() > self.csr.values[10].val());
+        self.ce_marker.congested.next = self.above_k_min.q.val();
+        if self.ce_marker.marked.val() {
+            self.ce_marked_count.d.next = self.ce_marked_count.q.val() + 1;
+        }
+        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+            self.ce_marked_count.d.next = 0.into();
+        }
         HeaderSource::link(&mut self.dc_hdr, &mut self.dc_parser.hdr);
 
         // wan_rx -> dc_tx.
@@ -158,6 +170,7 @@ impl Logic for Gateway {
         self.csr.status[20].next = self.wan_counters.non_roce_frames.val();
         self.csr.status[21].next = self.wan_counters.malformed_frames.val();
         self.csr.status[22].next = self.wan_counters.tx_frames.val();
+        self.csr.status[23].next = self.ce_marked_count.q.val();
     }
 }
 

@@ -5,9 +5,11 @@
 //! | `stream/skid_buffer.rs` | `SkidBuffer`: registered AXI4-Stream stage with a skid entry |
 //! | `parser/header_parser.rs` | `HeaderParser`: Ethernet/802.1Q/IPv4/IPv6/UDP/BTH field extraction |
 //! | `csr/csr_block.rs` | `CsrBlock`: AXI4-Lite register file built from the register map |
+//! | `ecn/ce_marker.rs` | `CeMarker`: CE marking above K_min with incremental IPv4 checksum update (LH-04) |
 //! | `stats/frame_counters.rs` | `FrameCounters`: per-direction frame counters |
 //! | `gateway.rs` | `Gateway`: the top level |
 pub mod csr;
+pub mod ecn;
 pub mod gateway;
 pub mod parser;
 pub mod stats;

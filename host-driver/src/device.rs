@@ -508,7 +508,10 @@ mod tests {
     #[test]
     fn hw_04_features_absent_from_capabilities_are_refused() {
         let mut dev = open();
-        let bits = feature_bit("lh_ecn_mark").unwrap();
+        // This bitstream implements lh_ecn_mark but not lh_cnp.
+        dev.set_features(feature_bit("lh_ecn_mark").unwrap()).unwrap();
+        dev.bus_mut().clear_log();
+        let bits = feature_bit("lh_cnp").unwrap();
         let err = dev.set_features(bits).unwrap_err();
         assert!(matches!(err, DeviceError::FeatureAbsent { .. }), "{err}");
         assert!(dev.bus().write_log().is_empty(), "nothing written");

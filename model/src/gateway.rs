@@ -2,7 +2,7 @@
 
 use crate::ports::{InPort, OutPort};
 use cngw_packet::parsed::{classify, FrameClass, ParsedHeader};
-use cngw_regmap::{control, offset, Access, REGISTERS};
+use cngw_regmap::{control, feature, offset, Access, REGISTERS};
 use std::collections::BTreeMap;
 
 /// A frame as a stream carries it: bytes (no FCS) and the `tuser` error flag.
@@ -81,6 +81,16 @@ impl GatewayModel {
         self.registers.insert(offset::PORT0_QUEUE_DEPTH_BYTES, bytes);
     }
 
+    fn reg(&self, offset: u32) -> u32 {
+        self.registers[&offset]
+    }
+
+    /// LH-04: marking enabled and the WAN queue above K_min.
+    pub fn above_k_min(&self) -> bool {
+        self.reg(offset::FEATURE_ENABLE) & feature::LH_ECN_MARK != 0
+            && self.reg(offset::PORT0_QUEUE_DEPTH_BYTES) > self.reg(offset::PORT0_K_MIN_BYTES)
+    }
+
     fn count(&mut self, offset: u32) {
         let c = self.registers.entry(offset).or_insert(0);
         *c = c.wrapping_add(1);
@@ -111,10 +121,14 @@ impl GatewayModel {
             FrameClass::NonRoce => non_roce,
             FrameClass::Malformed => malformed,
         });
-        // With every feature off the gateway forwards every frame untouched,
-        // malformed ones included (they are only counted).
+        // Frames are forwarded whatever they hold, malformed ones included
+        // (they are only counted).
+        let mut out = frame.clone();
+        if port == InPort::DcRx && self.above_k_min() && crate::ecn::ce_mark(&mut out.data) {
+            self.count(offset::LH_CE_MARKED_FRAMES);
+        }
         self.count(tx);
-        ModelOutput { parsed, emitted: vec![(port.forward_port(), frame.clone())] }
+        ModelOutput { parsed, emitted: vec![(port.forward_port(), out)] }
     }
 
     /// Every volatile register (counters and status) with its value.

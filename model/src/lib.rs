@@ -4,6 +4,7 @@
 //! `cngw-testbench`). It works on whole frames, not beats: it says which
 //! frames leave which port, with which bytes, what the parsers report and
 //! what the counters read. Each feature issue extends it.
+pub mod ecn;
 pub mod gateway;
 pub mod ports;
 

@@ -105,7 +105,7 @@ pub mod capability {
 }
 
 /// `FEATURE_ENABLE` bits implemented by this version of the hardware.
-pub const IMPLEMENTED_FEATURES: u32 = 0;
+pub const IMPLEMENTED_FEATURES: u32 = feature::LH_ECN_MARK;
 
 /// Bits of the `CONTROL` register (write-1-to-pulse).
 pub mod control {
@@ -210,6 +210,8 @@ register_map! {
     WAN_RX_MALFORMED_FRAMES @ 0x22C : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// Frames sent on dc_tx.
     DC_TX_FRAMES @ 0x230 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Frames toward the WAN whose ECN field was set to CE (LH-04).
+    LH_CE_MARKED_FRAMES @ 0x240 : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

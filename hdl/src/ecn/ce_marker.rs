@@ -1,0 +1,201 @@
+//! `CeMarker`: first-level congestion response (LH-04): marks CE on
+//! ECN-capable IP packets while the WAN egress queue is above K_min.
+//!
+//! ```text
+//!              +-----------------+
+//!  s.*      -->|  rewrite beat 0 |--> m.*        (tready passes straight through)
+//!  congested-->|  when marking   |--> marked     (one-clock pulse per marked frame)
+//!              +-----------------+
+//! ```
+//! draft-tian-ccwg-long-haul-cnp-00, "Multi-level Trigger Response": when QD
+//! exceeds K_min the node sets CE (RFC 3168) on traversing data packets.
+//! A frame is marked when `congested` is high as its first beat passes and
+//! that beat shows (one 802.1Q tag understood):
+//! - IPv4: version 4, IHL >= 5, all 20 header bytes present, ECN ECT(0) or
+//!   ECT(1): ECN becomes CE and the header checksum is updated incrementally
+//!   (RFC 1624, the formula of `cngw_packet::ipv4::incremental_checksum_update`,
+//!   so a header that arrived with a wrong checksum keeps a wrong one);
+//! - IPv6: version 6, all 40 header bytes present, ECT(0) or ECT(1): ECN
+//!   becomes CE.
+//! Not-ECT and CE packets and everything else pass untouched. The ICRC masks
+//! the ECN bits, so RoCEv2 ICRCs stay valid. Only the first beat is looked at
+//! (every field involved lies in the first 58 bytes), so the block adds no
+//! latency and never stalls: one beat per clock, combinational data path.
+
+use crate::stream::axis::{AxisSink, AxisSource};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct CeMarker {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s: AxisSink,
+    pub m: AxisSource,
+    /// Queue above K_min and marking enabled.
+    pub congested: Signal<In, Bit>,
+    /// High for one clock when a marked first beat is transferred.
+    pub marked: Signal<Out, Bit>,
+    first_beat: DFFWithInit<Bit>,
+    transfer: Signal<Local, Bit>,
+    vlan: Signal<Local, Bit>,
+    ethertype: Signal<Local, Bits<16>>,
+    // First two bytes (version/IHL/TOS or version/traffic class) and bytes
+    // 10-11 (the IPv4 header checksum) of the IP header, in lane order.
+    l3_head: Signal<Local, Bits<16>>,
+    l3_checksum: Signal<Local, Bits<16>>,
+    ipv4_present: Signal<Local, Bit>,
+    ipv6_present: Signal<Local, Bit>,
+    ecn4: Signal<Local, Bits<2>>,
+    ecn6: Signal<Local, Bits<2>>,
+    mark4: Signal<Local, Bit>,
+    mark6: Signal<Local, Bit>,
+    old_word: Signal<Local, Bits<18>>,
+    old_checksum: Signal<Local, Bits<18>>,
+    sum: Signal<Local, Bits<18>>,
+    fold: Signal<Local, Bits<18>>,
+    new_checksum: Signal<Local, Bits<16>>,
+    checksum_swapped: Signal<Local, Bits<16>>,
+    checksum_lanes: Signal<Local, Bits<512>>,
+    checksum_mask: Constant<Bits<512>>,
+    data: Signal<Local, Bits<512>>,
+}
+
+impl Default for CeMarker {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s: Default::default(),
+            m: Default::default(),
+            congested: Default::default(),
+            marked: Default::default(),
+            first_beat: DFFWithInit::new(true),
+            transfer: Default::default(),
+            vlan: Default::default(),
+            ethertype: Default::default(),
+            l3_head: Default::default(),
+            l3_checksum: Default::default(),
+            ipv4_present: Default::default(),
+            ipv6_present: Default::default(),
+            ecn4: Default::default(),
+            ecn6: Default::default(),
+            mark4: Default::default(),
+            mark6: Default::default(),
+            old_word: Default::default(),
+            old_checksum: Default::default(),
+            sum: Default::default(),
+            fold: Default::default(),
+            new_checksum: Default::default(),
+            checksum_swapped: Default::default(),
+            checksum_lanes: Default::default(),
+            checksum_mask: Constant::new(bit_cast::<512, 16>(0xffff_u64.to_bits())),
+            data: Default::default(),
+        }
+    }
+}
+
+impl Logic for CeMarker {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, first_beat);
+        self.transfer.next = self.s.tvalid.val() & self.m.tready.val();
+        if self.transfer.val() {
+            self.first_beat.d.next = self.s.tlast.val();
+        }
+        if self.reset.val() {
+            self.first_beat.d.next = true;
+        }
+
+        // Layer 3 start: byte 14, or 18 behind one 802.1Q tag.
+        self.vlan.next = (self.s.tdata.val().get_bits::<8>(96) == 0x81)
+            & (self.s.tdata.val().get_bits::<8>(104) == 0x00);
+        if self.vlan.val() {
+            self.ethertype.next = (bit_cast::<16, 8>(self.s.tdata.val().get_bits::<8>(128)) << 8)
+                | bit_cast::<16, 8>(self.s.tdata.val().get_bits::<8>(136));
+            self.l3_head.next = self.s.tdata.val().get_bits::<16>(144);
+            self.l3_checksum.next = self.s.tdata.val().get_bits::<16>(224);
+            self.ipv4_present.next = self.s.tkeep.val().get_bit(37);
+            self.ipv6_present.next = self.s.tkeep.val().get_bit(57);
+        } else {
+            self.ethertype.next = (bit_cast::<16, 8>(self.s.tdata.val().get_bits::<8>(96)) << 8)
+                | bit_cast::<16, 8>(self.s.tdata.val().get_bits::<8>(104));
+            self.l3_head.next = self.s.tdata.val().get_bits::<16>(112);
+            self.l3_checksum.next = self.s.tdata.val().get_bits::<16>(192);
+            self.ipv4_present.next = self.s.tkeep.val().get_bit(33);
+            self.ipv6_present.next = self.s.tkeep.val().get_bit(53);
+        }
+        self.ecn4.next = self.l3_head.val().get_bits::<2>(8);
+        self.ecn6.next = self.l3_head.val().get_bits::<2>(12);
+        self.mark4.next = self.congested.val()
+            & self.first_beat.q.val()
+            & (self.ethertype.val() == 0x0800)
+            & self.ipv4_present.val()
+            & (self.l3_head.val().get_bits::<4>(4) == 4)
+            & (self.l3_head.val().get_bits::<4>(0) >= 5)
+            & ((self.ecn4.val() == 1) | (self.ecn4.val() == 2));
+        self.mark6.next = self.congested.val()
+            & self.first_beat.q.val()
+            & (self.ethertype.val() == 0x86dd)
+            & self.ipv6_present.val()
+            & (self.l3_head.val().get_bits::<4>(4) == 6)
+            & ((self.ecn6.val() == 1) | (self.ecn6.val() == 2));
+
+        // RFC 1624: HC' = ~(~HC + ~m + m'), m the word holding version/IHL/TOS.
+        self.old_word.next = (bit_cast::<18, 8>(self.l3_head.val().get_bits::<8>(0)) << 8)
+            | bit_cast::<18, 8>(self.l3_head.val().get_bits::<8>(8));
+        self.old_checksum.next = (bit_cast::<18, 8>(self.l3_checksum.val().get_bits::<8>(0))
+            << 8)
+            | bit_cast::<18, 8>(self.l3_checksum.val().get_bits::<8>(8));
+        self.sum.next = (self.old_checksum.val() ^ 0xffff)
+            + (self.old_word.val() ^ 0xffff)
+            + (self.old_word.val() | 3);
+        self.fold.next = (self.sum.val() & 0xffff) + (self.sum.val() >> 16);
+        self.fold.next = (self.fold.val() & 0xffff) + (self.fold.val() >> 16);
+        self.new_checksum.next = bit_cast::<16, 18>(self.fold.val() ^ 0xffff);
+        // The checksum in lane order (high byte first on the wire). Swap in a
+        // 16-bit signal: inside the 512-bit cast Verilog would widen `<< 8`.
+        self.checksum_swapped.next = (self.new_checksum.val() >> 8) | (self.new_checksum.val() << 8);
+        self.checksum_lanes.next = bit_cast::<512, 16>(self.checksum_swapped.val());
+
+        self.data.next = self.s.tdata.val();
+        if self.mark4.val() {
+            if self.vlan.val() {
+                self.data.next = (self.data.val().replace_bit(152, true).replace_bit(153, true)
+                    & !(self.checksum_mask.val() << 224))
+                    | (self.checksum_lanes.val() << 224);
+            } else {
+                self.data.next = (self.data.val().replace_bit(120, true).replace_bit(121, true)
+                    & !(self.checksum_mask.val() << 192))
+                    | (self.checksum_lanes.val() << 192);
+            }
+        }
+        if self.mark6.val() {
+            if self.vlan.val() {
+                self.data.next = self.data.val().replace_bit(156, true).replace_bit(157, true);
+            } else {
+                self.data.next = self.data.val().replace_bit(124, true).replace_bit(125, true);
+            }
+        }
+
+        self.m.tdata.next = self.data.val();
+        self.m.tkeep.next = self.s.tkeep.val();
+        self.m.tlast.next = self.s.tlast.val();
+        self.m.tuser.next = self.s.tuser.val();
+        self.m.tvalid.next = self.s.tvalid.val();
+        self.s.tready.next = self.m.tready.val();
+        self.marked.next = self.transfer.val() & (self.mark4.val() | self.mark6.val());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lh_04_ce_marker_verilog_lints_clean() {
+        let mut uut = CeMarker::default();
+        uut.connect_all();
+        crate::verilog::lint_block("ce_marker", &generate_verilog(&uut))
+            .unwrap_or_else(|log| panic!("{log}"));
+    }
+}

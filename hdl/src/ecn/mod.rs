@@ -1,0 +1,2 @@
+pub mod ce_marker;
+pub use ce_marker::CeMarker;

@@ -1,0 +1,46 @@
+//! LH-04 first-level response: the rule of `hdl/src/ecn/ce_marker.rs`.
+
+use cngw_packet::parsed::{ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_VLAN};
+use cngw_packet::{ipv4, ipv6, Ecn};
+
+fn be16(f: &[u8], at: usize) -> u16 {
+    u16::from_be_bytes([f[at], f[at + 1]])
+}
+
+fn ecn_capable(bits: u8) -> bool {
+    matches!(Ecn::from_bits(bits), Ecn::Ect0 | Ecn::Ect1)
+}
+
+/// Sets CE on an ECN-capable IPv4 or IPv6 packet as the CE marker does;
+/// returns whether the frame was marked. The marker looks at the first beat
+/// only: one 802.1Q tag, a complete IP header in the frame, the right
+/// version (and IHL >= 5 for IPv4), ECT(0) or ECT(1). IPv4 checksums are
+/// updated incrementally (RFC 1624).
+pub fn ce_mark(frame: &mut [u8]) -> bool {
+    if frame.len() < 14 {
+        return false;
+    }
+    let (ethertype, l3) = if be16(frame, 12) == ETHERTYPE_VLAN {
+        if frame.len() < 18 {
+            return false;
+        }
+        (be16(frame, 16), 18)
+    } else {
+        (be16(frame, 12), 14)
+    };
+    let len = frame.len();
+    match ethertype {
+        ETHERTYPE_IPV4
+            if len >= l3 + 20
+                && frame[l3] >> 4 == 4
+                && frame[l3] & 0x0f >= 5
+                && ecn_capable(frame[l3 + 1]) =>
+        {
+            ipv4::set_ecn_in_place(&mut frame[l3..], Ecn::Ce).is_ok()
+        }
+        ETHERTYPE_IPV6 if len >= l3 + 40 && frame[l3] >> 4 == 6 && ecn_capable(frame[l3 + 1] >> 4) => {
+            ipv6::set_ecn_in_place(&mut frame[l3..], Ecn::Ce).is_ok()
+        }
+        _ => false,
+    }
+}
