@@ -31,11 +31,12 @@ reset at start; its state is gone when the command ends.",
 pub struct Cli {
     /// Device: `sim` (default: a fresh, reset in-process simulator per command) or `pci:BDF`.
     #[arg(long, global = true, default_value = "sim", value_name = "sim|pci:BDF",
-          value_parser = crate::device::parse_device_spec, long_help = DEVICE_HELP)]
+          value_parser = crate::device::parse_device_spec, long_help = DEVICE_HELP,
+          display_order = 900)]
     pub device: DeviceSpec,
 
     /// Log every register access to stderr.
-    #[arg(long, short, global = true)]
+    #[arg(long, short, global = true, display_order = 901)]
     pub verbose: bool,
 
     #[command(subcommand)]
@@ -98,12 +99,14 @@ pub enum RegmapFormat {
 #[derive(Clone, Debug, Args)]
 pub struct TrafficOptions {
     /// RDMA connections (DC host <-> WAN host pairs).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=cngw_packet::traffic::MAX_FLOWS as i64))]
+    #[arg(long, default_value_t = 4, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=cngw_packet::traffic::MAX_FLOWS as i64))]
     pub flows: u32,
     /// RoCEv2 data packets per direction per flow (RDMA WRITEs from the DC host, SENDs from
     /// the WAN host), in messages of up to 4 packets (the largest of 4, 3, 2, 1 dividing N),
     /// each acknowledged. 0 gives the CM handshake alone.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    #[arg(long, default_value_t = 16, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub frames_per_flow: u32,
     /// RoCE path MTU in payload bytes.
     #[arg(long, default_value_t = 1024, value_parser = values::parse_mtu)]
@@ -228,6 +231,10 @@ pub struct ReplayArgs {
     pub wan_out: PathBuf,
     #[command(flatten)]
     pub stream: StreamArgs,
+    /// Hold the external queue-depth telemetry input of WAN port 0 at this many bytes
+    /// during the run (what the ECN marking compares with K_min/K_max); default: not driven.
+    #[arg(long, value_parser = values::parse_queue_depth, value_name = "BYTES")]
+    pub queue_depth: Option<u32>,
     /// Write a VCD waveform of every signal to FILE.
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
@@ -245,6 +252,13 @@ pub struct BenchArgs {
     /// Configuration applied before each row (default: reset state, every feature off).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Switch on every feature the device implements (CAPABILITIES.features), after --config.
+    #[arg(long)]
+    pub all_features: bool,
+    /// Hold the queue-depth telemetry input of WAN port 0 at this many bytes (e.g. above
+    /// K_min, so that enabled ECN marking acts on every ECN-capable frame).
+    #[arg(long, value_parser = values::parse_queue_depth, value_name = "BYTES")]
+    pub queue_depth: Option<u32>,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,

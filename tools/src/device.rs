@@ -158,7 +158,9 @@ mod tests {
         assert_eq!(parse_device_spec("sim"), Ok(DeviceSpec::Sim));
         let spec = parse_device_spec("pci:01:00.0").unwrap();
         assert_eq!(spec.to_string(), "pci:0000:01:00.0");
-        assert!(parse_device_spec("pci:zz").unwrap_err().contains("invalid PCI address"));
+        assert!(parse_device_spec("pci:zz")
+            .unwrap_err()
+            .contains("invalid PCI address"));
         assert!(parse_device_spec("fpga").unwrap_err().contains("pci:BDF"));
     }
 }

@@ -1,1 +1,65 @@
-fn main() {}
+//! `cngw`: the host tool of the cngw gateway (HW-04).
+//!
+//! Generates the Verilog, register-map exports and RoCEv2 traffic; configures a
+//! device (the in-process simulator or a PCIe FPGA) through its CSRs; replays
+//! and benchmarks traffic through the cycle-accurate simulator. Errors end the
+//! process with a message on stderr and exit status 1 (2 for bad syntax).
+
+mod bench;
+mod cli;
+mod config;
+mod demo;
+mod device;
+mod gen;
+mod regs;
+mod replay;
+mod report;
+mod sim;
+mod summary;
+mod thresholds;
+mod values;
+
+use clap::Parser;
+use cli::{Cli, Command, ConfigCommand, GenCommand, RegsCommand};
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let (spec, verbose) = (&cli.device, cli.verbose);
+    match &cli.command {
+        Command::Gen(GenCommand::Verilog { out }) => gen::verilog(out),
+        Command::Gen(GenCommand::Regmap { format, out }) => gen::regmap(*format, out.as_deref()),
+        Command::Gen(GenCommand::Traffic(args)) => gen::traffic(args),
+        Command::Thresholds(args) => thresholds::run(spec, verbose, args),
+        Command::Regs(RegsCommand::Dump) => regs::dump(spec, verbose),
+        Command::Regs(RegsCommand::Read { register }) => regs::read(spec, verbose, register),
+        Command::Regs(RegsCommand::Write {
+            register,
+            value,
+            raw,
+        }) => regs::write(spec, verbose, register, *value, *raw),
+        Command::Config(ConfigCommand::Check { file }) => config::check(spec, verbose, file),
+        Command::Config(ConfigCommand::Apply { file }) => config::apply(spec, verbose, file),
+        Command::Replay(args) => replay::run(spec, verbose, args),
+        Command::Bench(args) => bench::run(spec, verbose, args),
+        Command::Demo(args) => demo::run(spec, verbose, args),
+    }
+}
+
+/// Dies quietly of SIGPIPE when the reader of stdout goes away (`cngw ... | head`),
+/// as command-line tools do, instead of panicking on the failed write.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: resetting a signal to its default disposition at start-up,
+    // before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+fn main() {
+    restore_sigpipe();
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

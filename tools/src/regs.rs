@@ -3,7 +3,9 @@
 use crate::device::{self, bus_error_text, device_error, DeviceSpec};
 use anyhow::{bail, Result};
 use cngw_driver::device::{check_write, field_value};
-use cngw_regmap::{by_name, by_offset, export::access_name, Access, Register, REGISTERS};
+use cngw_regmap::{
+    by_name, by_offset, export::access_name, Access, Register, CSR_WINDOW_BYTES, REGISTERS,
+};
 
 /// A register named on the command line.
 #[derive(Clone, Copy, Debug)]
@@ -34,6 +36,12 @@ pub fn resolve(spec: &str) -> Result<Target> {
     let spec = spec.trim();
     if spec.starts_with(|c: char| c.is_ascii_digit()) {
         let offset = crate::values::parse_u32(spec).map_err(anyhow::Error::msg)?;
+        if offset % 4 != 0 {
+            bail!("offset {offset:#x} is not a multiple of 4: every register is 32 bits wide");
+        }
+        if offset >= CSR_WINDOW_BYTES {
+            bail!("offset {offset:#x} is outside the {CSR_WINDOW_BYTES:#x}-byte CSR window");
+        }
         return Ok(by_offset(offset).map_or(Target::Unmapped(offset), Target::Known));
     }
     if let Some(reg) = by_name(spec) {
@@ -103,9 +111,9 @@ pub fn dump(spec: &DeviceSpec, verbose: bool) -> Result<()> {
             format!("{value:#010x}")
         };
         println!(
-            "{:<26} {:>#6x}  {:<6} {:>10}  {}",
+            "{:<26} {:>6}  {:<6} {:>10}  {}",
             reg.name,
-            reg.offset,
+            format!("{:#05x}", reg.offset),
             access_name(reg.access),
             shown,
             decode(reg, value)
@@ -128,7 +136,11 @@ pub fn read(spec: &DeviceSpec, verbose: bool, register: &str) -> Result<()> {
     let value = dev.bus_mut().read32(target.offset()).map_err(|e| {
         anyhow::anyhow!("read of {} failed: {}", target.label(), bus_error_text(&e))
     })?;
-    println!("{} = {value:#010x} ({value}){}", target.label(), ascii_hint(value));
+    println!(
+        "{} = {value:#010x} ({value}){}",
+        target.label(),
+        ascii_hint(value)
+    );
     if let Target::Known(reg) = target {
         if !reg.fields.is_empty() {
             for f in reg.fields {
@@ -139,12 +151,19 @@ pub fn read(spec: &DeviceSpec, verbose: bool, register: &str) -> Result<()> {
     Ok(())
 }
 
-pub fn write(spec: &DeviceSpec, verbose: bool, register: &str, value: u32, raw: bool) -> Result<()> {
+pub fn write(
+    spec: &DeviceSpec,
+    verbose: bool,
+    register: &str,
+    value: u32,
+    raw: bool,
+) -> Result<()> {
     // Everything about the request is checked before the device is opened.
     let target = resolve(register)?;
     match (target, raw) {
-        (Target::Known(reg), false) => check_write(reg, value)
-            .map_err(|e| anyhow::anyhow!("refusing to write {value:#x} to {}: {e}", target.label()))?,
+        (Target::Known(reg), false) => check_write(reg, value).map_err(|e| {
+            anyhow::anyhow!("refusing to write {value:#x} to {}: {e}", target.label())
+        })?,
         (Target::Unmapped(offset), false) => bail!(
             "refusing to write: no register at offset {offset:#05x} in the register map \
              (`cngw regs dump` lists them; --raw writes it anyway)"
@@ -152,15 +171,19 @@ pub fn write(spec: &DeviceSpec, verbose: bool, register: &str, value: u32, raw: 
         (_, true) => {}
     }
     let mut dev = device::open(spec, verbose)?;
-    dev.bus_mut()
-        .write32(target.offset(), value)
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "write of {value:#010x} to {} failed: {}",
-                target.label(),
-                bus_error_text(&e)
-            )
+    if let (Target::Known(reg), false) = (target, raw) {
+        // What this device implements (e.g. the features CAPABILITIES lists).
+        dev.check(reg, value).map_err(|e| {
+            anyhow::anyhow!("refusing to write {value:#x} to {}: {e}", target.label())
         })?;
+    }
+    dev.bus_mut().write32(target.offset(), value).map_err(|e| {
+        anyhow::anyhow!(
+            "write of {value:#010x} to {} failed: {}",
+            target.label(),
+            bus_error_text(&e)
+        )
+    })?;
     print!("wrote {value:#010x} ({value}) to {}", target.label());
     if let Target::Known(reg) = target {
         if reg.access == Access::ReadWrite {

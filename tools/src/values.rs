@@ -17,6 +17,13 @@ pub fn parse_bytes_arg(text: &str) -> Result<u64, String> {
     parse_bytes(text).map_err(|e| e.to_string())
 }
 
+/// A queue depth in bytes that the 32-bit telemetry input can carry.
+pub fn parse_queue_depth(text: &str) -> Result<u32, String> {
+    let bytes = parse_bytes(text).map_err(|e| e.to_string())?;
+    u32::try_from(bytes)
+        .map_err(|_| format!("{text:?} is more than the 32-bit queue-depth input holds"))
+}
+
 /// A 32-bit register value or offset: `0x1f`, `0X1F`, `31`, `0b11111`, with
 /// optional `_` separators.
 pub fn parse_u32(text: &str) -> Result<u32, String> {
@@ -100,10 +107,20 @@ mod tests {
         assert_eq!(parse_u32("0"), Ok(0));
         assert_eq!(parse_u32("0x0000000000000001"), Ok(1));
         for bad in ["", "0x", "-1", "12z", "1.5", "0xg"] {
-            assert!(parse_u32(bad).unwrap_err().contains("not a number"), "{bad}");
+            assert!(
+                parse_u32(bad).unwrap_err().contains("not a number"),
+                "{bad}"
+            );
         }
-        for big in ["4294967296", "0x100000000", "99999999999999999999999999999999999999999"] {
-            assert!(parse_u32(big).unwrap_err().contains("out of range"), "{big}");
+        for big in [
+            "4294967296",
+            "0x100000000",
+            "99999999999999999999999999999999999999999",
+        ] {
+            assert!(
+                parse_u32(big).unwrap_err().contains("out of range"),
+                "{big}"
+            );
         }
     }
 

@@ -1,0 +1,69 @@
+//! `cngw config check|apply`.
+
+use crate::device::{self, device_error, AnyDevice, DeviceSpec};
+use anyhow::{Context, Result};
+use cngw_driver::config::{apply as apply_plan, Config, Plan};
+use cngw_regmap::by_offset;
+use std::path::Path;
+
+/// Reads and parses a configuration file (unknown keys are errors).
+pub fn load(path: &Path) -> Result<Config> {
+    Config::load(path).with_context(|| format!("configuration {} rejected", path.display()))
+}
+
+fn print_plan(plan: &Plan) {
+    if plan.writes.is_empty() {
+        println!("plan: no register writes");
+    } else {
+        println!(
+            "plan: {} register write(s), in this order:",
+            plan.writes.len()
+        );
+        for line in plan.to_string().lines() {
+            println!("  {line}");
+        }
+    }
+}
+
+/// Every write of `plan` as this device would take it (the checks `apply`
+/// makes before its first write), so `check` and `apply` agree.
+fn check_against_device(dev: &AnyDevice<'_>, plan: &Plan) -> Result<()> {
+    for &(offset, value) in &plan.writes {
+        let reg = by_offset(offset)
+            .ok_or_else(|| anyhow::anyhow!("the plan writes unmapped offset {offset:#05x}"))?;
+        dev.check(reg, value).map_err(device_error)?;
+    }
+    Ok(())
+}
+
+pub fn check(spec: &DeviceSpec, verbose: bool, path: &Path) -> Result<()> {
+    let config = load(path)?;
+    let mut dev = device::open(spec, verbose)?;
+    let plan = config
+        .plan(&mut dev)
+        .with_context(|| format!("configuration {} rejected", path.display()))?;
+    check_against_device(&dev, &plan)
+        .with_context(|| format!("configuration {} rejected", path.display()))?;
+    println!("{}: valid for the {}", path.display(), spec.describe());
+    print_plan(&plan);
+    println!("check only: nothing written");
+    Ok(())
+}
+
+pub fn apply(spec: &DeviceSpec, verbose: bool, path: &Path) -> Result<()> {
+    let config = load(path)?;
+    let mut dev = device::open(spec, verbose)?;
+    let plan = config
+        .plan(&mut dev)
+        .with_context(|| format!("configuration {} rejected; nothing written", path.display()))?;
+    print_plan(&plan);
+    apply_plan(&mut dev, &plan)
+        .map_err(device_error)
+        .with_context(|| format!("applying {} failed", path.display()))?;
+    println!(
+        "applied {} write(s) to the {}",
+        plan.writes.len(),
+        spec.describe()
+    );
+    Ok(())
+}
