@@ -335,6 +335,8 @@ impl Gateway {
         self.eval();
         // SAFETY: model is live.
         unsafe { ffi::cngw_model_tick(self.model) };
+        // The falling edge is evaluated lazily with the next inputs.
+        self.dirty = true;
         self.cycle += 1;
     }
 
