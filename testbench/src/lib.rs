@@ -7,3 +7,8 @@ pub mod traffic;
 
 pub use harness::{run, Capture, PortStats, StreamOptions};
 pub use scoreboard::{check, compare, compare_counters, expect, Mismatch};
+
+/// The README's Rust example compiles and passes (a doctest).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExample;
