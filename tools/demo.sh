@@ -4,5 +4,5 @@
 # gateway, printing a summary. Extra arguments go to `cngw demo`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./tools/setup.sh
+./tools/setup.sh --no-python-module
 cargo run --release --locked --quiet -p cngw -- demo "$@"

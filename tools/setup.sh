@@ -2,8 +2,10 @@
 # Installs what cngw needs on a fresh Debian machine with Rust:
 #   - Verilator 5 and tshark from Debian's packages (when run as root;
 #     otherwise it names the packages to install and stops),
-#   - the Python packages of the test suite into a project-local .venv.
-# Safe to run again: it only installs what is missing.
+#   - the Python packages of the test suite into a project-local .venv,
+#   - the cngw_sim Python extension module (testbench/py) into that .venv.
+# Safe to run again: it only installs what is missing (the extension module
+# is rebuilt incrementally by cargo, so it always matches the sources).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,5 +41,14 @@ if [ ! -x .venv/bin/python ] || ! cmp -s "$req" "$stamp"; then
     python3 -m venv .venv
     .venv/bin/pip install --quiet --disable-pip-version-check -r "$req"
     cp "$req" "$stamp"
+fi
+# The Verilated gateway as a Python module (pyo3), for testbench/python.
+# maturin runs cargo (release profile, the workspace's target folder) and
+# installs the module into .venv.
+# `--no-python-module` skips it (the demo does not need it).
+if [ "${1:-}" != "--no-python-module" ]; then
+    echo "setup: building the cngw_sim Python module"
+    PATH="$PWD/.venv/bin:$PATH" VIRTUAL_ENV="$PWD/.venv" \
+        .venv/bin/maturin develop --release --locked --quiet --manifest-path testbench/py/Cargo.toml
 fi
 echo "setup: ok ($(verilator --version | cut -d' ' -f1-2), $(.venv/bin/python --version))"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of cngw: sets up what is missing, then the Rust suite
-# (unit, Verilator RTL-vs-model, CLI) and the Python-backed checks.
+# (unit, Verilator RTL-vs-model, CLI) and the Python-backed checks, then
+# the Python suite (pytest, cocotb-like harness over the cngw_sim module).
 # Real captures are used when CNGW_CAPTURES names their folder; tests that
 # need them say they are skipped otherwise.
 set -euo pipefail
@@ -11,3 +12,4 @@ if [ -z "${CNGW_CAPTURES:-}" ]; then
     echo "test: CNGW_CAPTURES is unset; tests on real captures will be skipped"
 fi
 cargo test --workspace --release --locked
+.venv/bin/python -m pytest testbench/python
