@@ -1,17 +1,16 @@
-//! Stream drivers, sinks and monitors around the Verilated gateway.
+//! Batch runs of frames through the Verilated gateway, with random idle
+//! cycles on the inputs and random backpressure on the outputs.
 //!
-//! Each clock the harness (1) lets every driver either present its next beat
-//! or stay idle, (2) lets every sink raise or drop `tready`, (3) samples
-//! handshakes and parser outputs, then (4) steps the clock. Drivers obey the
-//! AXI4-Stream rule: once `tvalid` is up, the beat stays until it is taken;
-//! idle cycles only fall between beats.
+//! The clock-by-clock work (sources, sinks, monitors) is [`crate::bench`]'s;
+//! sources obey the AXI4-Stream rule: once `tvalid` is up, the beat stays
+//! until it is taken, so idle cycles only fall between beats.
 
+use crate::bench::Bench;
+use crate::pause::Pause;
 use cngw_model::Frame;
 use cngw_packet::parsed::ParsedHeader;
-use cngw_sim::{append_beat, frame_to_beats, Beat, Gateway, InPort, OutPort};
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
-use std::collections::{BTreeMap, VecDeque};
+use cngw_sim::{Gateway, InPort, OutPort, BEAT_BYTES};
+use std::collections::BTreeMap;
 
 /// Random idle cycles on inputs and random backpressure on outputs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -28,11 +27,21 @@ pub struct StreamOptions {
 impl StreamOptions {
     /// Back to back, never stalled: the line-rate case.
     pub fn line_rate() -> Self {
-        StreamOptions { idle: 0.0, backpressure: 0.0, seed: 0, max_cycles: 50_000_000 }
+        StreamOptions {
+            idle: 0.0,
+            backpressure: 0.0,
+            seed: 0,
+            max_cycles: 50_000_000,
+        }
     }
     /// Random idle cycles and backpressure with the given probabilities.
     pub fn random(idle: f64, backpressure: f64, seed: u64) -> Self {
-        StreamOptions { idle, backpressure, seed, max_cycles: 50_000_000 }
+        StreamOptions {
+            idle,
+            backpressure,
+            seed,
+            max_cycles: 50_000_000,
+        }
     }
 }
 
@@ -46,11 +55,11 @@ pub struct PortStats {
 }
 
 impl PortStats {
-    fn record(&mut self, cycle: u64, last: bool) {
-        self.beats += 1;
-        self.frames += last as u64;
-        self.first_cycle.get_or_insert(cycle);
-        self.last_cycle = Some(cycle);
+    fn add_frame(&mut self, beats: u64, first_cycle: u64, last_cycle: u64) {
+        self.beats += beats;
+        self.frames += 1;
+        self.first_cycle.get_or_insert(first_cycle);
+        self.last_cycle = Some(last_cycle);
     }
 
     /// Beats per clock between the first and the last transfer.
@@ -79,106 +88,83 @@ pub struct Capture {
     pub timed_out: bool,
 }
 
-struct Driver {
-    port: InPort,
-    beats: VecDeque<Beat>,
-    presenting: bool,
-    frame_start: bool,
-}
-
-struct Sink {
-    port: OutPort,
-    partial: Vec<u8>,
-    ready: bool,
-    frame_start: bool,
-}
-
-/// Drives frames through the gateway and records what leaves it.
+/// Drives frames through the gateway and records what leaves it: the batch
+/// use of [`Bench`] (every frame queued at once, run until the pipeline has
+/// drained: every source empty and 64 quiet clocks).
 pub fn run(gw: &mut Gateway, inputs: &[(InPort, Vec<Frame>)], opts: StreamOptions) -> Capture {
-    let mut rng = StdRng::seed_from_u64(opts.seed);
-    let mut drivers: Vec<Driver> = inputs
-        .iter()
-        .map(|(port, frames)| Driver {
-            port: *port,
-            beats: frames.iter().flat_map(|f| frame_to_beats(&f.data, f.user)).collect(),
-            presenting: false,
-            frame_start: true,
-        })
-        .collect();
-    let mut sinks: Vec<Sink> = OutPort::ALL
-        .iter()
-        .map(|&port| Sink { port, partial: Vec::new(), ready: true, frame_start: true })
-        .collect();
-    let mut cap = Capture::default();
-    let start = gw.cycle();
-    let mut quiet = 0u32;
-    loop {
-        let cycle = gw.cycle() - start;
-        if cycle >= opts.max_cycles {
-            cap.timed_out = true;
-            break;
-        }
-        for d in drivers.iter_mut() {
-            if !d.presenting && !d.beats.is_empty() && !(opts.idle > 0.0 && rng.gen_bool(opts.idle)) {
-                d.presenting = true;
-            }
-            gw.drive(d.port, if d.presenting { d.beats.front() } else { None });
-        }
-        for s in sinks.iter_mut() {
-            s.ready = !(opts.backpressure > 0.0 && rng.gen_bool(opts.backpressure));
-            gw.set_ready(s.port, s.ready);
-        }
-        let mut activity = false;
-        for d in drivers.iter_mut() {
-            if d.presenting && gw.ready(d.port) {
-                let beat = d.beats.pop_front().expect("presenting a beat");
-                cap.input_stats.entry(d.port).or_default().record(cycle, beat.last);
-                if d.frame_start {
-                    cap.input_start_cycles.entry(d.port).or_default().push(cycle);
-                }
-                d.frame_start = beat.last;
-                d.presenting = false;
-                activity = true;
-            }
-        }
-        for s in sinks.iter_mut() {
-            if !s.ready {
-                continue;
-            }
-            if let Some(beat) = gw.output(s.port) {
-                append_beat(&mut s.partial, &beat);
-                cap.output_stats.entry(s.port).or_default().record(cycle, beat.last);
-                if s.frame_start {
-                    cap.output_start_cycles.entry(s.port).or_default().push(cycle);
-                }
-                s.frame_start = beat.last;
-                if beat.last {
-                    let data = std::mem::take(&mut s.partial);
-                    cap.outputs.entry(s.port).or_default().push(Frame { data, user: beat.user });
-                }
-                activity = true;
-            }
-        }
-        for port in InPort::ALL {
-            if let Some(h) = gw.parsed(port) {
-                cap.parsed.entry(port).or_default().push(h);
-                activity = true;
-            }
-        }
-        gw.step();
-        let pending = drivers.iter().any(|d| !d.beats.is_empty());
-        quiet = if activity || pending { 0 } else { quiet + 1 };
-        // The pipeline is a few clocks deep: a long silence means it drained.
-        if quiet >= 64 {
-            break;
+    let mut bench = Bench::around(gw);
+    for (i, port) in InPort::ALL.into_iter().enumerate() {
+        *bench.source_pause(port) = Pause::random(opts.idle, opts.seed.wrapping_add(i as u64));
+    }
+    for (i, port) in OutPort::ALL.into_iter().enumerate() {
+        *bench.sink_pause(port) =
+            Pause::random(opts.backpressure, opts.seed.wrapping_add(16 + i as u64));
+    }
+    for (port, frames) in inputs {
+        for f in frames {
+            bench.push_frame(*port, &f.data, f.user);
         }
     }
-    for d in &drivers {
-        gw.drive(d.port, None);
-    }
+    let start = bench.cycle();
+    let timed_out = bench.run_until_drained(opts.max_cycles, 64).is_err();
+    let mut cap = Capture {
+        cycles: bench.cycle() - start,
+        timed_out,
+        ..Capture::default()
+    };
+    let beats = |len: usize| len.div_ceil(BEAT_BYTES).max(1) as u64;
     for port in OutPort::ALL {
-        gw.set_ready(port, true);
+        let frames = bench.take_frames(port, usize::MAX);
+        if frames.is_empty() {
+            continue;
+        }
+        let stats = cap.output_stats.entry(port).or_default();
+        for f in &frames {
+            stats.add_frame(
+                beats(f.data.len()),
+                f.start_cycle - start,
+                f.end_cycle - start,
+            );
+        }
+        cap.output_start_cycles
+            .insert(port, frames.iter().map(|f| f.start_cycle - start).collect());
+        cap.outputs.insert(
+            port,
+            frames
+                .into_iter()
+                .map(|f| Frame {
+                    data: f.data,
+                    user: f.user,
+                })
+                .collect(),
+        );
     }
-    cap.cycles = gw.cycle() - start;
+    for port in InPort::ALL {
+        let parsed = bench.take_parsed(port, usize::MAX);
+        if !parsed.is_empty() {
+            cap.parsed
+                .insert(port, parsed.into_iter().map(|p| p.header).collect());
+        }
+        let accepted = bench.take_accepted(port, usize::MAX);
+        if accepted.is_empty() {
+            continue;
+        }
+        let sent = inputs
+            .iter()
+            .filter(|(p, _)| *p == port)
+            .flat_map(|(_, frames)| frames);
+        let stats = cap.input_stats.entry(port).or_default();
+        for (a, f) in accepted.iter().zip(sent) {
+            stats.add_frame(
+                beats(f.data.len()),
+                a.start_cycle - start,
+                a.end_cycle - start,
+            );
+        }
+        cap.input_start_cycles.insert(
+            port,
+            accepted.iter().map(|a| a.start_cycle - start).collect(),
+        );
+    }
     cap
 }

@@ -12,11 +12,33 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mismatch {
     Timeout,
-    FrameCount { port: OutPort, rtl: usize, model: usize },
-    FrameBytes { port: OutPort, index: usize, rtl: Frame, model: Frame },
-    ParsedCount { port: InPort, rtl: usize, model: usize },
-    Parsed { port: InPort, index: usize, rtl: ParsedHeader, model: ParsedHeader },
-    Counter { name: &'static str, rtl: Option<u32>, model: u32 },
+    FrameCount {
+        port: OutPort,
+        rtl: usize,
+        model: usize,
+    },
+    FrameBytes {
+        port: OutPort,
+        index: usize,
+        rtl: Frame,
+        model: Frame,
+    },
+    ParsedCount {
+        port: InPort,
+        rtl: usize,
+        model: usize,
+    },
+    Parsed {
+        port: InPort,
+        index: usize,
+        rtl: ParsedHeader,
+        model: ParsedHeader,
+    },
+    Counter {
+        name: &'static str,
+        rtl: Option<u32>,
+        model: u32,
+    },
 }
 
 impl fmt::Display for Mismatch {
@@ -70,7 +92,10 @@ pub struct Expected {
 
 /// Runs the inputs through the model.
 pub fn expect(model: &mut GatewayModel, inputs: &[(InPort, Vec<Frame>)]) -> Expected {
-    let mut exp = Expected { outputs: BTreeMap::new(), parsed: BTreeMap::new() };
+    let mut exp = Expected {
+        outputs: BTreeMap::new(),
+        parsed: BTreeMap::new(),
+    };
     for (port, frames) in inputs {
         for f in frames {
             let out = model.receive(*port, f);
@@ -94,11 +119,20 @@ pub fn compare(cap: &Capture, exp: &Expected) -> Result<(), Mismatch> {
         let model = exp.outputs.get(&port).unwrap_or(&empty_f);
         for (index, (r, m)) in rtl.iter().zip(model).enumerate() {
             if r != m {
-                return Err(Mismatch::FrameBytes { port, index, rtl: r.clone(), model: m.clone() });
+                return Err(Mismatch::FrameBytes {
+                    port,
+                    index,
+                    rtl: r.clone(),
+                    model: m.clone(),
+                });
             }
         }
         if rtl.len() != model.len() {
-            return Err(Mismatch::FrameCount { port, rtl: rtl.len(), model: model.len() });
+            return Err(Mismatch::FrameCount {
+                port,
+                rtl: rtl.len(),
+                model: model.len(),
+            });
         }
     }
     let empty_p = Vec::new();
@@ -107,11 +141,20 @@ pub fn compare(cap: &Capture, exp: &Expected) -> Result<(), Mismatch> {
         let model = exp.parsed.get(&port).unwrap_or(&empty_p);
         for (index, (r, m)) in rtl.iter().zip(model).enumerate() {
             if !parsed_matches(r, m) {
-                return Err(Mismatch::Parsed { port, index, rtl: *r, model: *m });
+                return Err(Mismatch::Parsed {
+                    port,
+                    index,
+                    rtl: *r,
+                    model: *m,
+                });
             }
         }
         if rtl.len() != model.len() {
-            return Err(Mismatch::ParsedCount { port, rtl: rtl.len(), model: model.len() });
+            return Err(Mismatch::ParsedCount {
+                port,
+                rtl: rtl.len(),
+                model: model.len(),
+            });
         }
     }
     Ok(())
@@ -122,7 +165,11 @@ pub fn compare_counters(gw: &mut Gateway, model: &GatewayModel) -> Result<(), Mi
     for (name, offset, value) in model.counters() {
         let rtl = gw.csr_read(offset).ok();
         if rtl != Some(value) {
-            return Err(Mismatch::Counter { name, rtl, model: value });
+            return Err(Mismatch::Counter {
+                name,
+                rtl,
+                model: value,
+            });
         }
     }
     Ok(())

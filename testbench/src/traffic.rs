@@ -48,7 +48,11 @@ pub fn random_roce<R: Rng>(rng: &mut R) -> Vec<u8> {
 /// with an extension header, or an unknown EtherType.
 pub fn random_non_roce<R: Rng>(rng: &mut R) -> Vec<u8> {
     let mut f = random_roce(rng);
-    let l3 = if u16::from_be_bytes([f[12], f[13]]) == 0x8100 { 18 } else { 14 };
+    let l3 = if u16::from_be_bytes([f[12], f[13]]) == 0x8100 {
+        18
+    } else {
+        14
+    };
     match rng.gen_range(0..3) {
         0 => {
             // Unknown EtherType.
@@ -58,7 +62,11 @@ pub fn random_non_roce<R: Rng>(rng: &mut R) -> Vec<u8> {
         1 => {
             // Another UDP destination port.
             let v6 = f[l3] >> 4 == 6;
-            let udp = if v6 { l3 + 40 } else { l3 + 4 * (f[l3] & 0xf) as usize };
+            let udp = if v6 {
+                l3 + 40
+            } else {
+                l3 + 4 * (f[l3] & 0xf) as usize
+            };
             f[udp + 2] = 0x12;
             f[udp + 3] = 0x34;
         }
@@ -86,12 +94,20 @@ pub fn random_malformed<R: Rng>(rng: &mut R) -> Vec<u8> {
         }
         1 => {
             // Wrong IP version nibble.
-            let l3 = if u16::from_be_bytes([f[12], f[13]]) == 0x8100 { 18 } else { 14 };
+            let l3 = if u16::from_be_bytes([f[12], f[13]]) == 0x8100 {
+                18
+            } else {
+                14
+            };
             f[l3] = (f[l3] & 0x0f) | (rng.gen_range(0..16u8) << 4);
         }
         2 => {
             // IP or UDP length larger than the frame.
-            let l3 = if u16::from_be_bytes([f[12], f[13]]) == 0x8100 { 18 } else { 14 };
+            let l3 = if u16::from_be_bytes([f[12], f[13]]) == 0x8100 {
+                18
+            } else {
+                14
+            };
             let at = l3 + rng.gen_range(2..6);
             f[at] = f[at].wrapping_add(rng.gen_range(1..=255));
         }
@@ -120,7 +136,10 @@ pub fn random_mix<R: Rng>(rng: &mut R, n: usize) -> Vec<Frame> {
                 6 | 7 => random_non_roce(rng),
                 _ => random_malformed(rng),
             };
-            Frame { data, user: rng.gen_bool(0.02) }
+            Frame {
+                data,
+                user: rng.gen_bool(0.02),
+            }
         })
         .collect()
 }

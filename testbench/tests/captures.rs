@@ -42,11 +42,28 @@ fn hw_01_real_captures_parse_like_the_reference_in_both_directions() {
         for port in InPort::ALL {
             let mut gw = Gateway::new();
             let mut model = GatewayModel::new();
-            let cap = check(&mut gw, &mut model, &[(port, frames.clone())], StreamOptions::random(0.2, 0.3, 7))
-                .unwrap_or_else(|m| panic!("{name} on {}: {m}", port.name()));
-            let parsed = cap.parsed[&port].iter().filter(|h| h.class == FrameClass::Roce).count();
-            assert_eq!(parsed, roce, "{name}: RoCEv2 frames parsed on {}", port.name());
-            assert_eq!(cap.outputs[&port.forward_port()], frames, "{name}: forwarded unchanged");
+            let cap = check(
+                &mut gw,
+                &mut model,
+                &[(port, frames.clone())],
+                StreamOptions::random(0.2, 0.3, 7),
+            )
+            .unwrap_or_else(|m| panic!("{name} on {}: {m}", port.name()));
+            let parsed = cap.parsed[&port]
+                .iter()
+                .filter(|h| h.class == FrameClass::Roce)
+                .count();
+            assert_eq!(
+                parsed,
+                roce,
+                "{name}: RoCEv2 frames parsed on {}",
+                port.name()
+            );
+            assert_eq!(
+                cap.outputs[&port.forward_port()],
+                frames,
+                "{name}: forwarded unchanged"
+            );
         }
     }
 }
@@ -56,7 +73,11 @@ fn hw_01_connectx4_cnp_fields_from_the_rtl_parser() {
     let Some(dir) = captures() else { return };
     let frames = load(&dir, "scapy_uts_connectx4lx_cnp_hexdump.pcap");
     let mut gw = Gateway::new();
-    let cap = cngw_testbench::run(&mut gw, &[(InPort::DcRx, frames)], StreamOptions::line_rate());
+    let cap = cngw_testbench::run(
+        &mut gw,
+        &[(InPort::DcRx, frames)],
+        StreamOptions::line_rate(),
+    );
     let h = cap.parsed[&InPort::DcRx][0];
     assert_eq!(h.class, FrameClass::Roce);
     assert_eq!(h.opcode, 0x81, "CNP opcode");

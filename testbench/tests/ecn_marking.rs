@@ -54,8 +54,13 @@ fn ecn_of(f: &cngw_packet::Frame) -> Ecn {
 fn lh_04_ce_marking_above_k_min() {
     let (mut gw, mut model) = congested(QD_70_MB, true);
     let frames = example_frames();
-    let cap = check(&mut gw, &mut model, &[(InPort::DcRx, frames.clone())], StreamOptions::random(0.2, 0.2, 4))
-        .unwrap_or_else(|m| panic!("{m}"));
+    let cap = check(
+        &mut gw,
+        &mut model,
+        &[(InPort::DcRx, frames.clone())],
+        StreamOptions::random(0.2, 0.2, 4),
+    )
+    .unwrap_or_else(|m| panic!("{m}"));
     let out = &cap.outputs[&OutPort::WanTx];
     let mut marked = 0;
     for (sent, got) in frames.iter().zip(out) {
@@ -66,7 +71,9 @@ fn lh_04_ce_marking_above_k_min() {
             other => other,
         };
         assert_eq!(ecn_of(&got_frame), expected);
-        got_frame.verify_checksums().expect("IPv4 checksum and ICRC still valid");
+        got_frame
+            .verify_checksums()
+            .expect("IPv4 checksum and ICRC still valid");
         marked += (ecn_of(&sent) != ecn_of(&got_frame)) as u32;
     }
     assert_eq!(marked, 8, "ECT(0) and ECT(1), four layouts each");
@@ -77,9 +84,20 @@ fn lh_04_ce_marking_above_k_min() {
     if let Some(dissected) = dissect(&data) {
         for (f, sent) in dissected.iter().zip(&frames) {
             assert_checksums_ok(f);
-            let tc = get(f, if f.contains_key("IP.tos") { "IP.tos" } else { "IPv6.tc" });
+            let tc = get(
+                f,
+                if f.contains_key("IP.tos") {
+                    "IP.tos"
+                } else {
+                    "IPv6.tc"
+                },
+            );
             let sent_ecn = ecn_of(&cngw_packet::Frame::parse(&sent.data).unwrap()).bits();
-            let want = if sent_ecn == 1 || sent_ecn == 2 { 3 } else { sent_ecn };
+            let want = if sent_ecn == 1 || sent_ecn == 2 {
+                3
+            } else {
+                sent_ecn
+            };
             assert_eq!(tc.parse::<u8>().unwrap() & 3, want, "{f:?}");
         }
     }
@@ -87,12 +105,26 @@ fn lh_04_ce_marking_above_k_min() {
 
 #[test]
 fn lh_04_no_marking_at_or_below_k_min_or_when_disabled() {
-    for (queue, enable) in [(K_MIN, true), (K_MIN - 1, true), (0, true), (QD_70_MB, false)] {
+    for (queue, enable) in [
+        (K_MIN, true),
+        (K_MIN - 1, true),
+        (0, true),
+        (QD_70_MB, false),
+    ] {
         let (mut gw, mut model) = congested(queue, enable);
         let frames = example_frames();
-        let cap = check(&mut gw, &mut model, &[(InPort::DcRx, frames.clone())], StreamOptions::line_rate())
-            .unwrap_or_else(|m| panic!("{m}"));
-        assert_eq!(cap.outputs[&OutPort::WanTx], frames, "queue {queue} enabled {enable}");
+        let cap = check(
+            &mut gw,
+            &mut model,
+            &[(InPort::DcRx, frames.clone())],
+            StreamOptions::line_rate(),
+        )
+        .unwrap_or_else(|m| panic!("{m}"));
+        assert_eq!(
+            cap.outputs[&OutPort::WanTx],
+            frames,
+            "queue {queue} enabled {enable}"
+        );
         assert_eq!(gw.csr_read(offset::LH_CE_MARKED_FRAMES), Ok(0));
     }
 }
@@ -102,9 +134,17 @@ fn lh_04_random_traffic_with_marking_matches_model() {
     for (seed, idle, backpressure) in [(21, 0.0, 0.0), (22, 0.3, 0.3), (23, 0.6, 0.1)] {
         let (mut gw, mut model) = congested(QD_70_MB, true);
         let mut rng = StdRng::seed_from_u64(seed);
-        let inputs = vec![(InPort::DcRx, random_mix(&mut rng, 300)), (InPort::WanRx, random_mix(&mut rng, 300))];
-        let cap = check(&mut gw, &mut model, &inputs, StreamOptions::random(idle, backpressure, seed))
-            .unwrap_or_else(|m| panic!("seed {seed}: {m}"));
+        let inputs = vec![
+            (InPort::DcRx, random_mix(&mut rng, 300)),
+            (InPort::WanRx, random_mix(&mut rng, 300)),
+        ];
+        let cap = check(
+            &mut gw,
+            &mut model,
+            &inputs,
+            StreamOptions::random(idle, backpressure, seed),
+        )
+        .unwrap_or_else(|m| panic!("seed {seed}: {m}"));
         let marked = gw.csr_read(offset::LH_CE_MARKED_FRAMES).unwrap();
         assert!(marked > 30, "seed {seed}: only {marked} marked");
         // The WAN-to-DC direction is never marked.
@@ -120,7 +160,11 @@ fn lh_04_marking_keeps_line_rate() {
         .build();
     assert!(frame.len() <= 64);
     let frames: Vec<Frame> = (0..500).map(|_| Frame::new(frame.clone())).collect();
-    let cap = run(&mut gw, &[(InPort::DcRx, frames)], StreamOptions::line_rate());
+    let cap = run(
+        &mut gw,
+        &[(InPort::DcRx, frames)],
+        StreamOptions::line_rate(),
+    );
     assert_eq!(cap.output_stats[&OutPort::WanTx].beats_per_cycle(), 1.0);
     assert_eq!(gw.csr_read(offset::LH_CE_MARKED_FRAMES), Ok(500));
 }

@@ -11,7 +11,11 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 fn parse_one(frame: Vec<u8>) -> cngw_packet::parsed::ParsedHeader {
     let mut gw = Gateway::new();
-    let cap = run(&mut gw, &[(InPort::DcRx, vec![Frame::new(frame)])], StreamOptions::line_rate());
+    let cap = run(
+        &mut gw,
+        &[(InPort::DcRx, vec![Frame::new(frame)])],
+        StreamOptions::line_rate(),
+    );
     assert_eq!(cap.parsed[&InPort::DcRx].len(), 1);
     cap.parsed[&InPort::DcRx][0]
 }
@@ -110,8 +114,13 @@ fn hw_01_truncation_at_every_header_byte_matches_the_reference() {
     }
     let mut gw = Gateway::new();
     let mut model = GatewayModel::new();
-    let cap = check(&mut gw, &mut model, &[(InPort::WanRx, frames.clone())], StreamOptions::random(0.2, 0.2, 3))
-        .unwrap_or_else(|m| panic!("{m}"));
+    let cap = check(
+        &mut gw,
+        &mut model,
+        &[(InPort::WanRx, frames.clone())],
+        StreamOptions::random(0.2, 0.2, 3),
+    )
+    .unwrap_or_else(|m| panic!("{m}"));
     // Every cut through the headers is malformed; the frames still all pass.
     let parsed = &cap.parsed[&InPort::WanRx];
     assert!(parsed.iter().all(|h| h.class == FrameClass::Malformed));

@@ -11,8 +11,8 @@
 //!            +-------------------------------------------+
 //! ```
 //!
-//! Unlike `cngw_testbench::run`, which runs a fixed set of frames to the
-//! end, the bench runs for a given number of clocks or until an event a
+//! [`crate::harness::run`] is the batch use of the bench (a fixed set of
+//! frames run to the end); used directly, the bench runs for a given number of clocks or until an event a
 //! caller waits for (a frame left, a parser result, a CSR access finished),
 //! and frames and CSR accesses can be added between runs. That is what a
 //! cocotb-like scheduler needs, and it keeps the per-clock work in Rust: the
@@ -25,10 +25,11 @@
 //! they change, which is what makes a long back-to-back burst cheap.
 
 use crate::pause::Pause;
+use crate::{Capture, Mismatch, StreamOptions};
 use cngw_model::{Frame, GatewayModel};
 use cngw_packet::parsed::ParsedHeader;
 use cngw_sim::{append_beat, frame_to_beats, Beat, CsrError, Gateway, InPort, OutPort};
-use cngw_testbench::{Capture, Mismatch, StreamOptions};
+use std::borrow::BorrowMut;
 use std::collections::{HashMap, VecDeque};
 
 /// Events a run reports and can stop on (bit flags).
@@ -185,9 +186,10 @@ struct CsrActive {
 /// Clocks a CSR access may take before it counts as hung (as `Gateway`'s).
 const CSR_TIMEOUT_CYCLES: u32 = 64;
 
-/// The gateway with its sources, sinks, monitors and CSR master.
-pub struct Bench {
-    gw: Gateway,
+/// The gateway with its sources, sinks, monitors and CSR master. The bench
+/// owns its gateway (`Bench<Gateway>`) or borrows one (`Bench<&mut Gateway>`).
+pub struct Bench<G: BorrowMut<Gateway> = Gateway> {
+    gw: G,
     sources: [Source; 2],
     sinks: [Sink; 2],
     parsed: [VecDeque<ParsedAt>; 2],
@@ -208,13 +210,27 @@ fn out_index(port: OutPort) -> usize {
     port as usize
 }
 
-impl Bench {
+impl Bench<Gateway> {
     /// A fresh, reset gateway; `trace` names a VCD file to write.
     pub fn new(trace: Option<&std::path::Path>) -> std::io::Result<Self> {
         let gw = match trace {
             Some(path) => Gateway::with_trace(path)?,
             None => Gateway::new(),
         };
+        Ok(Bench::around(gw))
+    }
+}
+
+impl<G: BorrowMut<Gateway>> Bench<G> {
+    /// A bench around a gateway (owned or borrowed) in any state: inputs are
+    /// set idle and outputs ready, as the bench's sources and sinks start.
+    pub fn around(mut gw: G) -> Self {
+        for port in InPort::ALL {
+            gw.borrow_mut().drive(port, None);
+        }
+        for port in OutPort::ALL {
+            gw.borrow_mut().set_ready(port, true);
+        }
         let sink = || Sink {
             partial: Vec::new(),
             start_cycle: None,
@@ -223,7 +239,7 @@ impl Bench {
             ready: true,
             pause: Pause::Never,
         };
-        Ok(Bench {
+        Bench {
             gw,
             sources: [Source::default(), Source::default()],
             sinks: [sink(), sink()],
@@ -234,17 +250,22 @@ impl Bench {
             csr_active: None,
             csr_results: HashMap::new(),
             next_csr_id: 0,
-        })
+        }
     }
 
     /// The model handle, for direct port access between clocks.
     pub fn gateway(&mut self) -> &mut Gateway {
-        &mut self.gw
+        self.gw.borrow_mut().borrow_mut()
+    }
+
+    /// The gateway, given back.
+    pub fn into_gateway(self) -> G {
+        self.gw
     }
 
     /// Clocks since the model was created.
     pub fn cycle(&self) -> u64 {
-        self.gw.cycle()
+        self.gw.borrow().cycle()
     }
 
     /// Holds reset for four clocks and empties every stream queue (frames
@@ -264,7 +285,7 @@ impl Bench {
             k.partial.clear();
             k.start_cycle = None;
         }
-        self.gw.reset();
+        self.gw.borrow_mut().reset();
         Ok(())
     }
 
@@ -452,7 +473,7 @@ impl Bench {
 
     /// One clock of sources, sinks, monitors and CSR master; returns events.
     pub fn clock(&mut self) -> u32 {
-        let cycle = self.gw.cycle();
+        let cycle = self.gw.borrow().cycle();
         let mut ev = 0u32;
 
         for port in InPort::ALL {
@@ -463,12 +484,12 @@ impl Bench {
             }
             if s.presenting {
                 if !s.valid_high || s.stale {
-                    self.gw.drive(port, s.beats.front());
+                    self.gw.borrow_mut().drive(port, s.beats.front());
                     s.valid_high = true;
                     s.stale = false;
                 }
             } else if s.valid_high {
-                self.gw.drive(port, None);
+                self.gw.borrow_mut().drive(port, None);
                 s.valid_high = false;
             }
         }
@@ -476,7 +497,7 @@ impl Bench {
             let k = &mut self.sinks[out_index(port)];
             let ready = !k.pause.pause_this_clock();
             if ready != k.ready {
-                self.gw.set_ready(port, ready);
+                self.gw.borrow_mut().set_ready(port, ready);
                 k.ready = ready;
             }
         }
@@ -484,7 +505,7 @@ impl Bench {
 
         for port in InPort::ALL {
             let s = &mut self.sources[in_index(port)];
-            if s.presenting && self.gw.ready(port) {
+            if s.presenting && self.gw.borrow_mut().ready(port) {
                 let beat = s.beats.pop_front().expect("a presented beat");
                 s.presenting = false;
                 // The next beat (if any) differs: drive it afresh.
@@ -512,7 +533,7 @@ impl Bench {
             if !k.ready {
                 continue;
             }
-            if let Some(beat) = self.gw.output(port) {
+            if let Some(beat) = self.gw.borrow_mut().output(port) {
                 ev |= event::ACTIVITY;
                 let start = *k.start_cycle.get_or_insert(cycle);
                 append_packed(&mut k.partial, &beat);
@@ -531,7 +552,7 @@ impl Bench {
             }
         }
         for port in InPort::ALL {
-            if let Some(header) = self.gw.parsed(port) {
+            if let Some(header) = self.gw.borrow_mut().parsed(port) {
                 ev |= event::parsed(port) | event::ACTIVITY;
                 self.parsed_count[in_index(port)] += 1;
                 if self.record {
@@ -540,7 +561,7 @@ impl Bench {
             }
         }
 
-        self.gw.step();
+        self.gw.borrow_mut().step();
         if let Some(sample) = csr_sample {
             ev |= self.csr_after_edge(sample);
         }
@@ -549,12 +570,14 @@ impl Bench {
 
     fn set(&mut self, name: &str, value: u32) {
         self.gw
+            .borrow_mut()
             .set_port(name, &[value])
             .expect("AXI4-Lite port of the gateway");
     }
 
     fn get(&mut self, name: &str) -> u32 {
         self.gw
+            .borrow_mut()
             .get_port(name)
             .expect("AXI4-Lite port of the gateway")[0]
     }
@@ -680,7 +703,7 @@ impl Bench {
                 "check needs quiet streams: run until drained first",
             ));
         }
-        let result = cngw_testbench::check(&mut self.gw, model, inputs, opts);
+        let result = crate::check(self.gw.borrow_mut().borrow_mut(), model, inputs, opts);
         // The scoreboard leaves every input idle and every output ready.
         for s in &mut self.sources {
             s.presenting = false;
@@ -694,7 +717,7 @@ impl Bench {
 
     /// Flushes the VCD file, if tracing.
     pub fn flush_trace(&mut self) {
-        self.gw.flush_trace();
+        self.gw.borrow_mut().flush_trace();
     }
 }
 
@@ -812,13 +835,13 @@ mod tests {
         let mut b = Bench::new(None).unwrap();
         let mut model = GatewayModel::new();
         let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(5);
-        let mix = cngw_testbench::traffic::random_mix(&mut rng, 50);
+        let mix = crate::traffic::random_mix(&mut rng, 50);
         for f in &mix {
             b.push_frame(InPort::DcRx, &f.data, f.user);
             model.receive(InPort::DcRx, f);
         }
         b.run_until_drained(100_000, 64).unwrap();
-        let more = cngw_testbench::traffic::random_mix(&mut rng, 50);
+        let more = crate::traffic::random_mix(&mut rng, 50);
         b.check(
             &mut model,
             &[(InPort::WanRx, more)],
