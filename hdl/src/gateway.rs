@@ -86,8 +86,18 @@ impl Logic for Gateway {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(
-            self, clock, dc_in, dc_out, ce_marker, wan_in, wan_out, dc_parser, wan_parser,
-            dc_counters, wan_counters, csr
+            self,
+            clock,
+            dc_in,
+            dc_out,
+            ce_marker,
+            wan_in,
+            wan_out,
+            dc_parser,
+            wan_parser,
+            dc_counters,
+            wan_counters,
+            csr
         );
         dff_setup!(self, clock, queue_depth, above_k_min, ce_marked_count);
         self.dc_in.reset.next = self.reset.val();

@@ -7,10 +7,16 @@
 //! | `csr/csr_block.rs` | `CsrBlock`: AXI4-Lite register file built from the register map |
 //! | `ecn/ce_marker.rs` | `CeMarker`: CE marking above K_min with incremental IPv4 checksum update (LH-04) |
 //! | `stats/frame_counters.rs` | `FrameCounters`: per-direction frame counters |
+//! | `notify/crc32_engine.rs` | `Crc32Engine`: CRC-32/IEEE (ICRC) over 64 bytes per clock |
+//! | `notify/icrc_masker.rs` | `IcrcMasker`: RoCEv2 frame beats to the ICRC's masked CRC input |
+//! | `notify/frame_icrc.rs` | `FrameIcrc`: ICRC of a RoCEv2 frame as it streams (masker + engine) |
+//! | `notify/ipv4_checksum.rs` | `Ipv4HeaderChecksum`: IPv4 header checksum, one header per clock |
+//! | `notify/icmpv6_checksum.rs` | `Icmpv6Checksum`: ICMPv6 checksum (pseudo-header + message) over beats |
 //! | `gateway.rs` | `Gateway`: the top level |
 pub mod csr;
 pub mod ecn;
 pub mod gateway;
+pub mod notify;
 pub mod parser;
 pub mod stats;
 pub mod stream;

@@ -143,8 +143,7 @@ impl Logic for CeMarker {
         // RFC 1624: HC' = ~(~HC + ~m + m'), m the word holding version/IHL/TOS.
         self.old_word.next = (bit_cast::<18, 8>(self.l3_head.val().get_bits::<8>(0)) << 8)
             | bit_cast::<18, 8>(self.l3_head.val().get_bits::<8>(8));
-        self.old_checksum.next = (bit_cast::<18, 8>(self.l3_checksum.val().get_bits::<8>(0))
-            << 8)
+        self.old_checksum.next = (bit_cast::<18, 8>(self.l3_checksum.val().get_bits::<8>(0)) << 8)
             | bit_cast::<18, 8>(self.l3_checksum.val().get_bits::<8>(8));
         self.sum.next = (self.old_checksum.val() ^ 0xffff)
             + (self.old_word.val() ^ 0xffff)
@@ -154,26 +153,43 @@ impl Logic for CeMarker {
         self.new_checksum.next = bit_cast::<16, 18>(self.fold.val() ^ 0xffff);
         // The checksum in lane order (high byte first on the wire). Swap in a
         // 16-bit signal: inside the 512-bit cast Verilog would widen `<< 8`.
-        self.checksum_swapped.next = (self.new_checksum.val() >> 8) | (self.new_checksum.val() << 8);
+        self.checksum_swapped.next =
+            (self.new_checksum.val() >> 8) | (self.new_checksum.val() << 8);
         self.checksum_lanes.next = bit_cast::<512, 16>(self.checksum_swapped.val());
 
         self.data.next = self.s.tdata.val();
         if self.mark4.val() {
             if self.vlan.val() {
-                self.data.next = (self.data.val().replace_bit(152, true).replace_bit(153, true)
+                self.data.next = (self
+                    .data
+                    .val()
+                    .replace_bit(152, true)
+                    .replace_bit(153, true)
                     & !(self.checksum_mask.val() << 224))
                     | (self.checksum_lanes.val() << 224);
             } else {
-                self.data.next = (self.data.val().replace_bit(120, true).replace_bit(121, true)
+                self.data.next = (self
+                    .data
+                    .val()
+                    .replace_bit(120, true)
+                    .replace_bit(121, true)
                     & !(self.checksum_mask.val() << 192))
                     | (self.checksum_lanes.val() << 192);
             }
         }
         if self.mark6.val() {
             if self.vlan.val() {
-                self.data.next = self.data.val().replace_bit(156, true).replace_bit(157, true);
+                self.data.next = self
+                    .data
+                    .val()
+                    .replace_bit(156, true)
+                    .replace_bit(157, true);
             } else {
-                self.data.next = self.data.val().replace_bit(124, true).replace_bit(125, true);
+                self.data.next = self
+                    .data
+                    .val()
+                    .replace_bit(124, true)
+                    .replace_bit(125, true);
             }
         }
 

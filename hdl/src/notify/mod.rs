@@ -1,0 +1,10 @@
+pub mod crc32_engine;
+pub mod frame_icrc;
+pub mod icmpv6_checksum;
+pub mod icrc_masker;
+pub mod ipv4_checksum;
+pub use crc32_engine::Crc32Engine;
+pub use frame_icrc::FrameIcrc;
+pub use icmpv6_checksum::Icmpv6Checksum;
+pub use icrc_masker::IcrcMasker;
+pub use ipv4_checksum::Ipv4HeaderChecksum;
