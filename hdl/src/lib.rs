@@ -20,6 +20,7 @@ pub mod notify;
 pub mod parser;
 pub mod stats;
 pub mod stream;
+pub mod units;
 pub mod verilog;
 
 pub use gateway::Gateway;

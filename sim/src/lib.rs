@@ -4,6 +4,8 @@
 //! and links a generated C shim; [`Gateway`] is the safe handle on it.
 pub mod gateway;
 pub mod stream;
+pub mod unit;
 
 pub use gateway::{CsrError, Gateway, PORTS, RTL_DIR};
 pub use stream::*;
+pub use unit::{unit_names, Unit};

@@ -1,0 +1,22 @@
+//! Blocks verilated on their own for unit tests against software references
+//! (`cngw_sim::Unit`): rust-hdl's simulator is slow on wide values, and
+//! memories (rust-hdl's `RAM` is hand-written Verilog with a separate
+//! simulation model) must be checked in the Verilog that ships.
+
+use crate::notify::{Crc32Engine, FrameIcrc, Icmpv6Checksum, Ipv4HeaderChecksum};
+use rust_hdl::prelude::*;
+
+fn verilog_of<B: Block>(mut block: B) -> String {
+    block.connect_all();
+    generate_verilog(&block)
+}
+
+/// (unit name, Verilog with top module `top`) of every unit-tested block.
+pub fn unit_designs() -> Vec<(&'static str, String)> {
+    vec![
+        ("crc32_engine", verilog_of(Crc32Engine::default())),
+        ("frame_icrc", verilog_of(FrameIcrc::default())),
+        ("ipv4_checksum", verilog_of(Ipv4HeaderChecksum::default())),
+        ("icmpv6_checksum", verilog_of(Icmpv6Checksum::default())),
+    ]
+}
