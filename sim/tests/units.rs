@@ -26,7 +26,7 @@ fn run_beats(
     out_valid: &str,
 ) -> Vec<u64> {
     let mut results = Vec::new();
-    let mut sample = |u: &mut Unit, results: &mut Vec<u64>| {
+    let sample = |u: &mut Unit, results: &mut Vec<u64>| {
         if u.get_u64(out_valid).unwrap() == 1 {
             results.push(u.get_u64(out).unwrap());
         }
@@ -139,7 +139,7 @@ fn lh_12_frame_icrc_matches_software_on_rocev2_frames() {
     let mut unit = Unit::new("frame_icrc").unwrap();
     unit.set_u64("tap_tready", 1).unwrap();
     let mut got = Vec::new();
-    let mut sample = |u: &mut Unit, got: &mut Vec<u64>| {
+    let sample = |u: &mut Unit, got: &mut Vec<u64>| {
         if u.get_u64("icrc_valid").unwrap() == 1 {
             got.push(u.get_u64("icrc").unwrap());
         }
