@@ -183,6 +183,28 @@ pub fn emit(dir: &Path) -> io::Result<Emitted> {
     })
 }
 
+/// Lints one block's Verilog with `verilator --lint-only -Wall` and the
+/// project's waivers; returns Verilator's complaints on failure.
+pub fn lint_block(name: &str, design: &str) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("cngw-lint-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join(DESIGN_FILE), design).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join(WAIVER_FILE), lint_waivers()).map_err(|e| e.to_string())?;
+    let out = std::process::Command::new("verilator")
+        .args(["--lint-only", "-Wall", "--top-module", "top"])
+        .arg(dir.join(WAIVER_FILE))
+        .arg(dir.join(DESIGN_FILE))
+        .output()
+        .map_err(|e| format!("cannot run verilator: {e}"))?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    if out.status.success() && !log.contains("%Warning") && !log.contains("%Error") {
+        Ok(())
+    } else {
+        Err(log)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,27 +232,5 @@ mod tests {
                     .any(|p| p.wrapper_name() == format!("{stream}_{sig}")));
             }
         }
-    }
-}
-
-/// Lints one block's Verilog with `verilator --lint-only -Wall` and the
-/// project's waivers; returns Verilator's complaints on failure.
-pub fn lint_block(name: &str, design: &str) -> Result<(), String> {
-    let dir = std::env::temp_dir().join(format!("cngw-lint-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join(DESIGN_FILE), design).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join(WAIVER_FILE), lint_waivers()).map_err(|e| e.to_string())?;
-    let out = std::process::Command::new("verilator")
-        .args(["--lint-only", "-Wall", "--top-module", "top"])
-        .arg(dir.join(WAIVER_FILE))
-        .arg(dir.join(DESIGN_FILE))
-        .output()
-        .map_err(|e| format!("cannot run verilator: {e}"))?;
-    let _ = std::fs::remove_dir_all(&dir);
-    let log = String::from_utf8_lossy(&out.stderr).into_owned();
-    if out.status.success() && !log.contains("%Warning") && !log.contains("%Error") {
-        Ok(())
-    } else {
-        Err(log)
     }
 }

@@ -40,7 +40,10 @@ pub enum DeviceError {
     #[error("unknown feature {name:?} (known: {known})", known = feature_fields().iter().map(|f| f.name).collect::<Vec<_>>().join(", "))]
     UnknownFeature { name: String },
     #[error("feature(s) {names} not implemented by this device (CAPABILITIES.features = {available:#x})", names = .absent.join(", "))]
-    FeatureAbsent { absent: Vec<&'static str>, available: u32 },
+    FeatureAbsent {
+        absent: Vec<&'static str>,
+        available: u32,
+    },
     #[error("port {port} does not exist: the device has {num_ports} WAN port(s)")]
     PortOutOfRange { port: u32, num_ports: u32 },
     #[error("port {port} has no threshold registers in this register map")]
@@ -509,7 +512,8 @@ mod tests {
     fn hw_04_features_absent_from_capabilities_are_refused() {
         let mut dev = open();
         // This bitstream implements lh_ecn_mark but not lh_cnp.
-        dev.set_features(feature_bit("lh_ecn_mark").unwrap()).unwrap();
+        dev.set_features(feature_bit("lh_ecn_mark").unwrap())
+            .unwrap();
         dev.bus_mut().clear_log();
         let bits = feature_bit("lh_cnp").unwrap();
         let err = dev.set_features(bits).unwrap_err();
@@ -522,7 +526,10 @@ mod tests {
         // A device whose CAPABILITIES list every feature.
         let mut bus = MemBus::new();
         let caps = bus.peek(offset::CAPABILITIES).unwrap();
-        bus.poke(offset::CAPABILITIES, caps | 0x3f << cngw_regmap::capability::FEATURES_LSB);
+        bus.poke(
+            offset::CAPABILITIES,
+            caps | 0x3f << cngw_regmap::capability::FEATURES_LSB,
+        );
         let mut dev = Device::open(bus).unwrap();
         assert_eq!(
             dev.features().unwrap(),

@@ -21,7 +21,10 @@ SCRATCH = 0x1234
 fn device() -> Device<MemBus> {
     let mut bus = MemBus::new();
     let caps = bus.peek(offset::CAPABILITIES).unwrap();
-    bus.poke(offset::CAPABILITIES, caps | 0x3f << cngw_regmap::capability::FEATURES_LSB);
+    bus.poke(
+        offset::CAPABILITIES,
+        caps | 0x3f << cngw_regmap::capability::FEATURES_LSB,
+    );
     Device::open(bus).unwrap()
 }
 
@@ -29,10 +32,15 @@ fn device() -> Device<MemBus> {
 fn hw_04_config_enabling_an_absent_feature_writes_nothing() {
     // This bitstream's own CAPABILITIES: lh_ecn_mark but not lh_cnp yet.
     let mut dev = Device::open(MemBus::new()).unwrap();
-    let config = Config::parse(&EXAMPLE.replace("\"lh_ecn_mark\"", "\"lh_ecn_mark\", \"lh_cnp\"")).unwrap();
+    let config =
+        Config::parse(&EXAMPLE.replace("\"lh_ecn_mark\"", "\"lh_ecn_mark\", \"lh_cnp\"")).unwrap();
     let err = apply_config(&mut dev, &config).unwrap_err();
     assert!(err.to_string().contains("lh_cnp"), "{err}");
-    assert!(dev.bus().write_log().is_empty(), "{:?}", dev.bus().write_log());
+    assert!(
+        dev.bus().write_log().is_empty(),
+        "{:?}",
+        dev.bus().write_log()
+    );
 }
 
 /// Applies `text` to a fresh device; returns the error and proves nothing was written.

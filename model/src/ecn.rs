@@ -38,7 +38,9 @@ pub fn ce_mark(frame: &mut [u8]) -> bool {
         {
             ipv4::set_ecn_in_place(&mut frame[l3..], Ecn::Ce).is_ok()
         }
-        ETHERTYPE_IPV6 if len >= l3 + 40 && frame[l3] >> 4 == 6 && ecn_capable(frame[l3 + 1] >> 4) => {
+        ETHERTYPE_IPV6
+            if len >= l3 + 40 && frame[l3] >> 4 == 6 && ecn_capable(frame[l3 + 1] >> 4) =>
+        {
             ipv6::set_ecn_in_place(&mut frame[l3..], Ecn::Ce).is_ok()
         }
         _ => false,

@@ -44,7 +44,16 @@ impl GatewayModel {
     pub fn new() -> Self {
         let registers = REGISTERS
             .iter()
-            .map(|r| (r.offset, if r.access == Access::WritePulse { 0 } else { r.reset }))
+            .map(|r| {
+                (
+                    r.offset,
+                    if r.access == Access::WritePulse {
+                        0
+                    } else {
+                        r.reset
+                    },
+                )
+            })
             .collect();
         GatewayModel { registers }
     }
@@ -67,7 +76,10 @@ impl GatewayModel {
             }
             Access::WritePulse => {
                 if offset == offset::CONTROL && value & control::CLEAR_COUNTERS != 0 {
-                    for r in REGISTERS.iter().filter(|r| r.volatile && r.offset != offset::PORT0_QUEUE_DEPTH_BYTES) {
+                    for r in REGISTERS
+                        .iter()
+                        .filter(|r| r.volatile && r.offset != offset::PORT0_QUEUE_DEPTH_BYTES)
+                    {
                         self.registers.insert(r.offset, 0);
                     }
                 }
@@ -78,7 +90,8 @@ impl GatewayModel {
 
     /// The external queue-depth input reported `bytes`.
     pub fn set_queue_depth(&mut self, bytes: u32) {
-        self.registers.insert(offset::PORT0_QUEUE_DEPTH_BYTES, bytes);
+        self.registers
+            .insert(offset::PORT0_QUEUE_DEPTH_BYTES, bytes);
     }
 
     fn reg(&self, offset: u32) -> u32 {
@@ -128,7 +141,10 @@ impl GatewayModel {
             self.count(offset::LH_CE_MARKED_FRAMES);
         }
         self.count(tx);
-        ModelOutput { parsed, emitted: vec![(port.forward_port(), out)] }
+        ModelOutput {
+            parsed,
+            emitted: vec![(port.forward_port(), out)],
+        }
     }
 
     /// Every volatile register (counters and status) with its value.
@@ -150,7 +166,10 @@ mod tests {
         let mut m = GatewayModel::new();
         let out = m.receive(InPort::DcRx, &Frame::new(vec![0u8; 10]));
         assert_eq!(out.parsed.class, FrameClass::Malformed);
-        assert_eq!(out.emitted, vec![(OutPort::WanTx, Frame::new(vec![0u8; 10]))]);
+        assert_eq!(
+            out.emitted,
+            vec![(OutPort::WanTx, Frame::new(vec![0u8; 10]))]
+        );
         assert_eq!(m.read_register(offset::DC_RX_MALFORMED_FRAMES), Some(1));
         assert_eq!(m.read_register(offset::WAN_TX_FRAMES), Some(1));
         assert!(m.write_register(offset::CONTROL, control::CLEAR_COUNTERS));

@@ -41,7 +41,11 @@ pub fn dissect(frames: &[Vec<u8>]) -> Option<Vec<Fields>> {
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().expect("run the scapy checker");
     writer.join().expect("writer thread").expect("write frames");
-    assert!(out.status.success(), "scapy checker failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "scapy checker failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).expect("UTF-8 output");
     let results: Vec<Fields> = text
         .lines()
@@ -58,13 +62,21 @@ pub fn dissect(frames: &[Vec<u8>]) -> Option<Vec<Fields>> {
 
 /// A field scapy dissected; panics with the whole dissection when absent.
 pub fn get<'a>(f: &'a Fields, key: &str) -> &'a str {
-    f.get(key).unwrap_or_else(|| panic!("scapy gave no {key}: {f:?}")).as_str()
+    f.get(key)
+        .unwrap_or_else(|| panic!("scapy gave no {key}: {f:?}"))
+        .as_str()
 }
 
 /// Asserts every checksum verdict scapy gave is good (a zero UDP checksum,
 /// which RoCEv2 allows, counts as good).
 pub fn assert_checksums_ok(f: &Fields) {
-    for key in ["icrc_ok", "ip_chksum_ok", "udp_chksum_ok", "icmpv6_chksum_ok", "ext_chksum_ok"] {
+    for key in [
+        "icrc_ok",
+        "ip_chksum_ok",
+        "udp_chksum_ok",
+        "icmpv6_chksum_ok",
+        "ext_chksum_ok",
+    ] {
         if let Some(v) = f.get(key) {
             assert!(v == "True" || v == "zero", "{key}={v}: {f:?}");
         }

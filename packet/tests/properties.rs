@@ -238,7 +238,9 @@ fn any_frame() -> impl Strategy<Value = Frame> {
 /// parsed as RoCEv2 (and rejected when it is none), so formats carried on
 /// their own UDP port never use it (docs/decisions.md).
 fn non_roce_port() -> impl Strategy<Value = u16> {
-    any::<u16>().prop_filter("4791 is RoCEv2", |p| *p != cngw_packet::parsed::ROCEV2_UDP_PORT)
+    any::<u16>().prop_filter("4791 is RoCEv2", |p| {
+        *p != cngw_packet::parsed::ROCEV2_UDP_PORT
+    })
 }
 
 proptest! {

@@ -62,7 +62,9 @@ pub struct Register {
 
 impl Register {
     pub fn field(&self, name: &str) -> Option<&'static Field> {
-        self.fields.iter().find(|f| f.name.eq_ignore_ascii_case(name))
+        self.fields
+            .iter()
+            .find(|f| f.name.eq_ignore_ascii_case(name))
     }
 }
 
@@ -114,17 +116,57 @@ pub mod control {
 }
 
 const FEATURE_FIELDS: &[Field] = &[
-    Field { name: "lh_ecn_mark", lsb: 0, width: 1, doc: "LH-04 first-level CE marking above K_min" },
-    Field { name: "lh_cnp", lsb: 1, width: 1, doc: "LH-05..10 Long-haul CNP generation" },
-    Field { name: "fast_cnp", lsb: 2, width: 1, doc: "FCN Fast CNP in WAN" },
-    Field { name: "pre_ecn", lsb: 3, width: 1, doc: "PE precise ECN in WAN" },
-    Field { name: "proxy_cn", lsb: 4, width: 1, doc: "PX proxy congestion notification" },
-    Field { name: "rate_advice", lsb: 5, width: 1, doc: "RA SCONE rate advice" },
+    Field {
+        name: "lh_ecn_mark",
+        lsb: 0,
+        width: 1,
+        doc: "LH-04 first-level CE marking above K_min",
+    },
+    Field {
+        name: "lh_cnp",
+        lsb: 1,
+        width: 1,
+        doc: "LH-05..10 Long-haul CNP generation",
+    },
+    Field {
+        name: "fast_cnp",
+        lsb: 2,
+        width: 1,
+        doc: "FCN Fast CNP in WAN",
+    },
+    Field {
+        name: "pre_ecn",
+        lsb: 3,
+        width: 1,
+        doc: "PE precise ECN in WAN",
+    },
+    Field {
+        name: "proxy_cn",
+        lsb: 4,
+        width: 1,
+        doc: "PX proxy congestion notification",
+    },
+    Field {
+        name: "rate_advice",
+        lsb: 5,
+        width: 1,
+        doc: "RA SCONE rate advice",
+    },
 ];
 
 const CAPABILITY_FIELDS: &[Field] = &[
-    Field { name: "parser", lsb: 0, width: 1, doc: "header parser and counters present" },
-    Field { name: "num_ports", lsb: 8, width: 8, doc: "number of WAN egress ports" },
+    Field {
+        name: "parser",
+        lsb: 0,
+        width: 1,
+        doc: "header parser and counters present",
+    },
+    Field {
+        name: "num_ports",
+        lsb: 8,
+        width: 8,
+        doc: "number of WAN egress ports",
+    },
     Field {
         name: "features",
         lsb: 16,
@@ -239,7 +281,12 @@ mod tests {
     #[test]
     fn hw_04_offsets_are_unique_aligned_and_sorted() {
         for pair in REGISTERS.windows(2) {
-            assert!(pair[0].offset < pair[1].offset, "{} / {}", pair[0].name, pair[1].name);
+            assert!(
+                pair[0].offset < pair[1].offset,
+                "{} / {}",
+                pair[0].name,
+                pair[1].name
+            );
         }
         for r in REGISTERS {
             assert_eq!(r.offset % 4, 0, "{} misaligned", r.name);

@@ -6,8 +6,14 @@ fn main() {
         gw.drive(cngw_sim::InPort::DcRx, Some(&beat));
         gw.step();
     }
-    println!("{:.2} M cycles/s (driving a beat every cycle)", 1.0 / t.elapsed().as_secs_f64());
+    println!(
+        "{:.2} M cycles/s (driving a beat every cycle)",
+        1.0 / t.elapsed().as_secs_f64()
+    );
     let t = std::time::Instant::now();
     gw.run(1_000_000);
-    println!("{:.2} M cycles/s (inputs unchanged)", 1.0 / t.elapsed().as_secs_f64());
+    println!(
+        "{:.2} M cycles/s (inputs unchanged)",
+        1.0 / t.elapsed().as_secs_f64()
+    );
 }

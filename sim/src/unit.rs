@@ -50,7 +50,12 @@ impl Unit {
         // SAFETY: the shim allocates a model and returns an owned pointer.
         let raw = unsafe { (model.new)() };
         assert!(!raw.is_null(), "Verilated model allocation failed");
-        Ok(Unit { model, raw, dirty: true, cycle: 0 })
+        Ok(Unit {
+            model,
+            raw,
+            dirty: true,
+            cycle: 0,
+        })
     }
 
     /// Starts a VCD waveform of every signal at `path`.
@@ -60,7 +65,10 @@ impl Unit {
         // SAFETY: the model is live; the string outlives the call.
         match unsafe { (self.model.trace_open)(self.raw, c.as_ptr()) } {
             0 => Ok(()),
-            _ => Err(std::io::Error::other(format!("cannot open VCD {}", path.display()))),
+            _ => Err(std::io::Error::other(format!(
+                "cannot open VCD {}",
+                path.display()
+            ))),
         }
     }
 

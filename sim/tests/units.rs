@@ -68,9 +68,18 @@ fn lh_12_crc32_engine_matches_software_on_every_length() {
         let mut unit = Unit::new("crc32_engine").unwrap();
         let got = run_beats(&mut unit, &messages, idle, &mut rng, "crc", "crc_valid");
         let want: Vec<u64> = messages.iter().map(|m| crc32_ieee(m) as u64).collect();
-        assert_eq!(got.len(), want.len(), "one result per message (idle {idle})");
+        assert_eq!(
+            got.len(),
+            want.len(),
+            "one result per message (idle {idle})"
+        );
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert_eq!(g, w, "message {i} of {} bytes (idle {idle})", messages[i].len());
+            assert_eq!(
+                g,
+                w,
+                "message {i} of {} bytes (idle {idle})",
+                messages[i].len()
+            );
         }
     }
 }
@@ -92,8 +101,18 @@ fn lh_13_icmpv6_checksum_unit_matches_software() {
             m
         })
         .collect();
-    let got = run_beats(&mut unit, &messages, 0.2, &mut rng, "checksum", "checksum_valid");
-    let want: Vec<u64> = messages.iter().map(|m| icmpv6_checksum(src, dst, m) as u64).collect();
+    let got = run_beats(
+        &mut unit,
+        &messages,
+        0.2,
+        &mut rng,
+        "checksum",
+        "checksum_valid",
+    );
+    let want: Vec<u64> = messages
+        .iter()
+        .map(|m| icmpv6_checksum(src, dst, m) as u64)
+        .collect();
     assert_eq!(got, want);
 }
 
@@ -118,7 +137,10 @@ fn lh_12_ipv4_header_checksum_unit_matches_software() {
         }
         unit.step();
     }
-    let want: Vec<u64> = headers.iter().map(|h| ipv4_header_checksum(h) as u64).collect();
+    let want: Vec<u64> = headers
+        .iter()
+        .map(|h| ipv4_header_checksum(h) as u64)
+        .collect();
     assert_eq!(got, want);
 }
 
@@ -133,8 +155,17 @@ fn lh_12_frame_icrc_matches_software_on_rocev2_frames() {
         } else {
             RoceFrameBuilder::ipv6("fd00::1".parse().unwrap(), "fd00::4".parse().unwrap())
         };
-        let b = if i % 3 == 0 { b.vlan(rng.gen_range(1..4095)) } else { b };
-        frames.push(b.dest_qp(rng.gen_range(0..1 << 24)).psn(rng.gen_range(0..1 << 24)).payload_len(len).build());
+        let b = if i % 3 == 0 {
+            b.vlan(rng.gen_range(1..4095))
+        } else {
+            b
+        };
+        frames.push(
+            b.dest_qp(rng.gen_range(0..1 << 24))
+                .psn(rng.gen_range(0..1 << 24))
+                .payload_len(len)
+                .build(),
+        );
     }
     let mut unit = Unit::new("frame_icrc").unwrap();
     unit.set_u64("tap_tready", 1).unwrap();
@@ -164,7 +195,10 @@ fn lh_12_frame_icrc_matches_software_on_rocev2_frames() {
         sample(&mut unit, &mut got);
         unit.step();
     }
-    let want: Vec<u64> = frames.iter().map(|f| compute_frame(f).unwrap() as u64).collect();
+    let want: Vec<u64> = frames
+        .iter()
+        .map(|f| compute_frame(f).unwrap() as u64)
+        .collect();
     assert_eq!(got, want);
 }
 

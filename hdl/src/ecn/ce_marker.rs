@@ -17,6 +17,7 @@
 //!   so a header that arrived with a wrong checksum keeps a wrong one);
 //! - IPv6: version 6, all 40 header bytes present, ECT(0) or ECT(1): ECN
 //!   becomes CE.
+//!
 //! Not-ECT and CE packets and everything else pass untouched. The ICRC masks
 //! the ECN bits, so RoCEv2 ICRCs stay valid. Only the first beat is looked at
 //! (every field involved lies in the first 58 bytes), so the block adds no

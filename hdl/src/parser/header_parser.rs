@@ -258,9 +258,7 @@ impl Logic for HeaderParser {
         self.roce.next = false;
         self.non_roce.next = false;
         self.malformed.next = false;
-        if self.frame_len.val() < 14 {
-            self.malformed.next = true;
-        } else if self.vlan.val() & (self.frame_len.val() < 18) {
+        if (self.frame_len.val() < 14) | (self.vlan.val() & (self.frame_len.val() < 18)) {
             self.malformed.next = true;
         } else if self.ethertype.val() == 0x0800 {
             if (self.frame_len.val() < self.l3_offset.val() + 20)
