@@ -12,9 +12,11 @@
 //! | `notify/frame_icrc.rs` | `FrameIcrc`: ICRC of a RoCEv2 frame as it streams (masker + engine) |
 //! | `notify/ipv4_checksum.rs` | `Ipv4HeaderChecksum`: IPv4 header checksum, one header per clock |
 //! | `notify/icmpv6_checksum.rs` | `Icmpv6Checksum`: ICMPv6 checksum (pseudo-header + message) over beats |
+//! | `flow/flow_table.rs` | `FlowTable`: exact-match 4-way hash + stash flow table with aging (LH-01) |
 //! | `gateway.rs` | `Gateway`: the top level |
 pub mod csr;
 pub mod ecn;
+pub mod flow;
 pub mod gateway;
 pub mod notify;
 pub mod parser;

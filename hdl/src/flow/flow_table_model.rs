@@ -1,0 +1,425 @@
+//! `FlowTableModel`: the reference model of `FlowTable` (LH-01), clock by
+//! clock at its request port, in plain Rust.
+//!
+//! ```text
+//!  FlowCycle (reset, request, now, window_epoch,  +----------------+
+//!   aging_enable, age_timeout, clear_counters) -->| FlowTableModel |--> Option<FlowResponse>
+//!                                                 |  ways[bucket][4]|    (the RTL shows it 5
+//!                                                 |  stash[STASH]   |     clocks later)
+//!                                                 +----------------+--> FlowCounters
+//! ```
+//! Same hash (`flow_hash.rs`), same placement (lowest free way of the
+//! bucket, else lowest free stash slot, else an insert failure), same aging
+//! scan (one bucket and one stash slot per clock without a request while
+//! aging is enabled) and the same counters as the RTL, so a random sequence
+//! of clocks can be compared with the RTL request by request. The RTL
+//! applies requests in order as if one at a time; so does the model, at
+//! once. One difference is a precondition rather than a behaviour: the RTL
+//! drops the requests of the 4 clocks before a `reset` (still in its
+//! pipeline), so the model expects none there.
+//!
+//! draft-tian-ccwg-long-haul-cnp-00, "Flow Table Learning and Maintenance".
+
+use super::flow_entry::{FlowKey, FlowRecord};
+use super::flow_hash::flow_bucket;
+use super::flow_table::{FlowOp, WAYS};
+
+/// One request at the table's port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowRequest {
+    pub op: FlowOp,
+    pub key: FlowKey,
+    pub sqp: u32,
+    pub bytes: u16,
+    /// `ReadLocation` only.
+    pub bucket: u32,
+    pub slot: u8,
+    pub in_stash: bool,
+}
+
+impl FlowRequest {
+    /// A request naming a flow.
+    pub fn keyed(op: FlowOp, key: FlowKey) -> Self {
+        Self {
+            op,
+            key,
+            sqp: 0,
+            bytes: 0,
+            bucket: 0,
+            slot: 0,
+            in_stash: false,
+        }
+    }
+
+    /// `ReadLocation` of a way (`in_stash` false) or a stash slot.
+    pub fn read_location(bucket: u32, slot: u8, in_stash: bool) -> Self {
+        Self {
+            bucket,
+            slot,
+            in_stash,
+            ..Self::keyed(FlowOp::ReadLocation, FlowKey::default())
+        }
+    }
+}
+
+/// Everything the table samples in one clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct FlowCycle {
+    pub reset: bool,
+    pub request: Option<FlowRequest>,
+    pub now: u32,
+    pub window_epoch: u8,
+    pub aging_enable: bool,
+    pub age_timeout: u32,
+    pub clear_counters: bool,
+}
+
+/// The response to one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct FlowResponse {
+    /// Came while the table was flushing; nothing else is meaningful.
+    pub dropped: bool,
+    pub hit: bool,
+    pub inserted: bool,
+    pub failed: bool,
+    pub in_stash: bool,
+    pub bucket: u32,
+    pub slot: u8,
+    /// The entry after the operation (`Delete`: the entry removed).
+    pub entry: FlowRecord,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct FlowCounters {
+    pub occupancy: u32,
+    pub learned: u32,
+    pub aged: u32,
+    pub insert_failures: u32,
+    pub lookups_without_sqp: u32,
+}
+
+/// Where an entry lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    Way(usize),
+    Stash(usize),
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowTableModel {
+    bucket_bits: usize,
+    ways: Vec<[FlowRecord; WAYS]>,
+    stash: Vec<FlowRecord>,
+    scan_bucket: u32,
+    scan_slot: usize,
+    flushing: bool,
+    counters: FlowCounters,
+}
+
+impl FlowTableModel {
+    pub fn new(bucket_bits: usize, stash: usize) -> Self {
+        Self {
+            bucket_bits,
+            ways: vec![[FlowRecord::default(); WAYS]; 1 << bucket_bits],
+            stash: vec![FlowRecord::default(); stash],
+            scan_bucket: 0,
+            scan_slot: 0,
+            flushing: false,
+            counters: FlowCounters::default(),
+        }
+    }
+
+    pub fn counters(&self) -> FlowCounters {
+        self.counters
+    }
+
+    pub fn busy(&self) -> bool {
+        self.flushing
+    }
+
+    pub fn bucket_of(&self, key: &FlowKey) -> u32 {
+        flow_bucket(key, self.bucket_bits)
+    }
+
+    /// Every valid entry with its place: (in_stash, bucket, slot).
+    pub fn entries(&self) -> Vec<(bool, u32, u8, FlowRecord)> {
+        let mut out = Vec::new();
+        for (b, ways) in self.ways.iter().enumerate() {
+            for (w, e) in ways.iter().enumerate() {
+                if e.valid {
+                    out.push((false, b as u32, w as u8, *e));
+                }
+            }
+        }
+        for (s, e) in self.stash.iter().enumerate() {
+            if e.valid {
+                out.push((true, 0, s as u8, *e));
+            }
+        }
+        out
+    }
+
+    /// One clock: returns the response the RTL gives 5 clocks later.
+    pub fn cycle(&mut self, c: &FlowCycle) -> Option<FlowResponse> {
+        if c.reset {
+            let stash = self.stash.len();
+            *self = Self::new(self.bucket_bits, stash);
+            self.flushing = true;
+            return None;
+        }
+        if c.clear_counters {
+            self.counters.aged = 0;
+            self.counters.insert_failures = 0;
+            self.counters.lookups_without_sqp = 0;
+        }
+        if self.flushing {
+            // The RAM was emptied at reset; the RTL needs 2^B clocks for it.
+            if self.scan_bucket == self.bucket_mask() {
+                self.flushing = false;
+            }
+            self.scan_bucket = (self.scan_bucket + 1) & self.bucket_mask();
+            return c.request.map(|_| FlowResponse {
+                dropped: true,
+                ..Default::default()
+            });
+        }
+        if let Some(req) = c.request {
+            return Some(self.execute(&req, c.now, c.window_epoch));
+        }
+        if c.aging_enable {
+            self.age(c.now, c.age_timeout);
+        }
+        None
+    }
+
+    fn bucket_mask(&self) -> u32 {
+        ((1u64 << self.bucket_bits) - 1) as u32
+    }
+
+    fn find(&self, bucket: usize, key: &FlowKey) -> Option<Place> {
+        let matches = |e: &FlowRecord| e.valid && e.key == *key;
+        if let Some(w) = self.ways[bucket].iter().position(matches) {
+            return Some(Place::Way(w));
+        }
+        self.stash.iter().position(matches).map(Place::Stash)
+    }
+
+    fn get(&self, bucket: usize, place: Place) -> FlowRecord {
+        match place {
+            Place::Way(w) => self.ways[bucket][w],
+            Place::Stash(s) => self.stash[s],
+        }
+    }
+
+    fn set(&mut self, bucket: usize, place: Place, e: FlowRecord) {
+        match place {
+            Place::Way(w) => self.ways[bucket][w] = e,
+            Place::Stash(s) => self.stash[s] = e,
+        }
+    }
+
+    fn location(place: Place) -> (bool, u8) {
+        match place {
+            Place::Way(w) => (false, w as u8),
+            Place::Stash(s) => (true, s as u8),
+        }
+    }
+
+    /// Executes one request (no aging, not flushing).
+    pub fn execute(&mut self, req: &FlowRequest, now: u32, epoch: u8) -> FlowResponse {
+        let bucket = if req.op == FlowOp::ReadLocation {
+            req.bucket & self.bucket_mask()
+        } else {
+            self.bucket_of(&req.key)
+        };
+        let b = bucket as usize;
+        let mut resp = FlowResponse {
+            bucket,
+            ..Default::default()
+        };
+        let found = self.find(b, &req.key);
+        let old = found.map(|p| self.get(b, p)).unwrap_or_default();
+        if let Some(p) = found {
+            resp.hit = true;
+            (resp.in_stash, resp.slot) = Self::location(p);
+            resp.entry = old;
+        }
+        let sqp = req.sqp & 0xff_ffff;
+        match req.op {
+            FlowOp::Lookup => {}
+            FlowOp::LookupUpdate | FlowOp::LearnSqp | FlowOp::InsertStatic => {
+                let learning = req.op != FlowOp::LookupUpdate;
+                let mut e;
+                let place = if let Some(p) = found {
+                    e = old;
+                    e.last_seen = now;
+                    match req.op {
+                        FlowOp::LookupUpdate => {
+                            if e.window_epoch == epoch {
+                                e.window_bytes = e.window_bytes.saturating_add(req.bytes as u32);
+                            } else {
+                                e.window_bytes = req.bytes as u32;
+                                e.window_epoch = epoch;
+                            }
+                        }
+                        FlowOp::LearnSqp => {
+                            if !e.pinned {
+                                e.sqp = sqp;
+                                e.sqp_valid = true;
+                            }
+                        }
+                        _ => {
+                            e.sqp = sqp;
+                            e.sqp_valid = true;
+                            e.pinned = true;
+                        }
+                    }
+                    if learning && !old.sqp_valid {
+                        self.counters.learned = self.counters.learned.wrapping_add(1);
+                    }
+                    Some(p)
+                } else {
+                    e = FlowRecord {
+                        valid: true,
+                        key: req.key,
+                        last_seen: now,
+                        window_epoch: epoch,
+                        window_bytes: if learning { 0 } else { req.bytes as u32 },
+                        sqp: if learning { sqp } else { 0 },
+                        sqp_valid: learning,
+                        pinned: req.op == FlowOp::InsertStatic,
+                        notify_state: 0,
+                    };
+                    let free = self.ways[b]
+                        .iter()
+                        .position(|w| !w.valid)
+                        .map(Place::Way)
+                        .or_else(|| self.stash.iter().position(|s| !s.valid).map(Place::Stash));
+                    match free {
+                        Some(p) => {
+                            resp.inserted = true;
+                            (resp.in_stash, resp.slot) = Self::location(p);
+                            self.counters.occupancy = self.counters.occupancy.wrapping_add(1);
+                            if learning {
+                                self.counters.learned = self.counters.learned.wrapping_add(1);
+                            }
+                        }
+                        None => {
+                            resp.failed = true;
+                            self.counters.insert_failures =
+                                self.counters.insert_failures.wrapping_add(1);
+                        }
+                    }
+                    free
+                };
+                if let Some(p) = place {
+                    self.set(b, p, e);
+                    resp.entry = e;
+                }
+            }
+            FlowOp::Delete => {
+                if let Some(p) = found {
+                    self.set(b, p, FlowRecord::default());
+                    self.counters.occupancy = self.counters.occupancy.wrapping_sub(1);
+                    if old.sqp_valid {
+                        self.counters.learned = self.counters.learned.wrapping_sub(1);
+                    }
+                }
+            }
+            FlowOp::ReadLocation => {
+                resp.in_stash = req.in_stash;
+                resp.slot = req.slot & 0xf;
+                let slot = resp.slot as usize;
+                resp.entry = match (req.in_stash, slot) {
+                    (false, w) if w < WAYS => self.ways[b][w],
+                    (true, s) if s < self.stash.len() => self.stash[s],
+                    _ => FlowRecord::default(),
+                };
+                resp.hit = resp.entry.valid;
+            }
+        }
+        if req.op == FlowOp::LookupUpdate && !(resp.hit && old.sqp_valid) {
+            self.counters.lookups_without_sqp = self.counters.lookups_without_sqp.wrapping_add(1);
+        }
+        resp
+    }
+
+    /// One aging step: the scan bucket's ways and the scan stash slot.
+    fn age(&mut self, now: u32, timeout: u32) {
+        let b = self.scan_bucket as usize;
+        let s = self.scan_slot;
+        let expire = |e: &mut FlowRecord, counters: &mut FlowCounters| {
+            if e.valid && !e.pinned && now.wrapping_sub(e.last_seen) > timeout {
+                counters.aged = counters.aged.wrapping_add(1);
+                counters.occupancy = counters.occupancy.wrapping_sub(1);
+                if e.sqp_valid {
+                    counters.learned = counters.learned.wrapping_sub(1);
+                }
+                *e = FlowRecord::default();
+            }
+        };
+        for w in 0..WAYS {
+            expire(&mut self.ways[b][w], &mut self.counters);
+        }
+        expire(&mut self.stash[s], &mut self.counters);
+        self.scan_bucket = (self.scan_bucket + 1) & self.bucket_mask();
+        self.scan_slot = (self.scan_slot + 1) % self.stash.len();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(n: u32) -> FlowKey {
+        FlowKey::ipv4([10, 0, 0, 1], [10, 0, 0, 4], n)
+    }
+
+    #[test]
+    fn lh_01_model_learns_updates_and_deletes() {
+        let mut m = FlowTableModel::new(4, 2);
+        let k = key(200);
+        let mut req = FlowRequest::keyed(FlowOp::LookupUpdate, k);
+        req.bytes = 1000;
+        let r = m.execute(&req, 5, 1);
+        assert!(!r.hit && r.inserted && !r.entry.sqp_valid);
+        let r = m.execute(&req, 6, 1);
+        assert!(r.hit && r.entry.window_bytes == 2000 && r.entry.last_seen == 6);
+        let r = m.execute(&req, 7, 2);
+        assert_eq!(
+            r.entry.window_bytes, 1000,
+            "a new window restarts the count"
+        );
+        let mut learn = FlowRequest::keyed(FlowOp::LearnSqp, k);
+        learn.sqp = 100;
+        let r = m.execute(&learn, 8, 2);
+        assert!(r.hit && r.entry.sqp_valid && r.entry.sqp == 100);
+        assert_eq!(m.counters().learned, 1);
+        assert_eq!(m.counters().lookups_without_sqp, 3);
+        let r = m.execute(&FlowRequest::keyed(FlowOp::Delete, k), 9, 2);
+        assert!(r.hit && r.entry.sqp == 100);
+        assert_eq!(m.counters().occupancy, 0);
+        assert_eq!(m.counters().learned, 0);
+    }
+
+    #[test]
+    fn lh_01_model_ages_unpinned_entries_only() {
+        let mut m = FlowTableModel::new(2, 2);
+        let mut pinned = FlowRequest::keyed(FlowOp::InsertStatic, key(1));
+        pinned.sqp = 7;
+        m.execute(&pinned, 0, 0);
+        m.execute(&FlowRequest::keyed(FlowOp::LookupUpdate, key(2)), 0, 0);
+        let idle = FlowCycle {
+            now: 100,
+            aging_enable: true,
+            age_timeout: 50,
+            ..Default::default()
+        };
+        for _ in 0..4 {
+            m.cycle(&idle);
+        }
+        assert_eq!(m.counters().aged, 1);
+        assert_eq!(m.counters().occupancy, 1);
+        assert!(m.entries()[0].3.pinned);
+    }
+}
