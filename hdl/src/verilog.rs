@@ -183,6 +183,16 @@ pub fn emit(dir: &Path) -> io::Result<Emitted> {
     })
 }
 
+/// Emits the Verilog of a block built with `Default` and asserts it lints
+/// clean ([`lint_block`]): the test every block file ends with.
+#[cfg(test)]
+pub(crate) fn assert_lints_clean<B: rust_hdl::prelude::Block + Default>(name: &str) {
+    let mut uut = B::default();
+    uut.connect_all();
+    lint_block(name, &rust_hdl::prelude::generate_verilog(&uut))
+        .unwrap_or_else(|log| panic!("{log}"));
+}
+
 /// Lints one block's Verilog with `verilator --lint-only -Wall` and the
 /// project's waivers; returns Verilator's complaints on failure.
 pub fn lint_block(name: &str, design: &str) -> Result<(), String> {

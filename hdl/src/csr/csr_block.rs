@@ -249,9 +249,6 @@ mod tests {
 
     #[test]
     fn hw_01_csr_block_verilog_lints_clean() {
-        let mut uut = CsrBlock::default();
-        uut.connect_all();
-        crate::verilog::lint_block("csr_block", &generate_verilog(&uut))
-            .unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::assert_lints_clean::<CsrBlock>("csr_block");
     }
 }

@@ -210,9 +210,6 @@ mod tests {
 
     #[test]
     fn lh_04_ce_marker_verilog_lints_clean() {
-        let mut uut = CeMarker::default();
-        uut.connect_all();
-        crate::verilog::lint_block("ce_marker", &generate_verilog(&uut))
-            .unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::assert_lints_clean::<CeMarker>("ce_marker");
     }
 }

@@ -157,9 +157,6 @@ mod tests {
 
     #[test]
     fn lh_01_flow_hash_verilog_lints_clean() {
-        let mut uut = FlowHash::<12>::default();
-        uut.connect_all();
-        crate::verilog::lint_block("flow_hash", &generate_verilog(&uut))
-            .unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::assert_lints_clean::<FlowHash<12>>("flow_hash");
     }
 }

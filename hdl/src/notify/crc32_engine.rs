@@ -386,10 +386,7 @@ mod tests {
 
     #[test]
     fn hw_01_crc32_engine_verilog_lints_clean() {
-        let mut uut = Crc32Engine::default();
-        uut.connect_all();
-        crate::verilog::lint_block("crc32_engine", &generate_verilog(&uut))
-            .unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::assert_lints_clean::<Crc32Engine>("crc32_engine");
     }
 
     /// The matrices against the byte-serial definition on random states and beats.

@@ -71,10 +71,7 @@ mod tests {
 
     #[test]
     fn hw_01_frame_icrc_verilog_lints_clean() {
-        let mut uut = FrameIcrc::default();
-        uut.connect_all();
-        crate::verilog::lint_block("frame_icrc", &generate_verilog(&uut))
-            .unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::assert_lints_clean::<FrameIcrc>("frame_icrc");
     }
 
     fn beat_data(chunk: &[u8]) -> Bits<512> {

@@ -454,10 +454,7 @@ mod tests {
 
     #[test]
     fn hw_01_icmpv6_checksum_verilog_lints_clean() {
-        let mut uut = Icmpv6Checksum::default();
-        uut.connect_all();
-        crate::verilog::lint_block("icmpv6_checksum", &generate_verilog(&uut))
-            .unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::assert_lints_clean::<Icmpv6Checksum>("icmpv6_checksum");
     }
 
     struct Rng(u64);

@@ -350,10 +350,7 @@ mod tests {
 
     #[test]
     fn hw_01_icrc_masker_verilog_lints_clean() {
-        let mut uut = IcrcMasker::default();
-        uut.connect_all();
-        crate::verilog::lint_block("icrc_masker", &generate_verilog(&uut))
-            .unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::assert_lints_clean::<IcrcMasker>("icrc_masker");
     }
 
     /// The masked positions are those of the software ICRC.

@@ -135,10 +135,7 @@ mod tests {
 
     #[test]
     fn hw_01_ipv4_header_checksum_verilog_lints_clean() {
-        let mut uut = Ipv4HeaderChecksum::default();
-        uut.connect_all();
-        crate::verilog::lint_block("ipv4_header_checksum", &generate_verilog(&uut))
-            .unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::assert_lints_clean::<Ipv4HeaderChecksum>("ipv4_header_checksum");
     }
 
     fn lanes(header: &[u8; 20]) -> Bits<160> {

@@ -369,9 +369,6 @@ mod tests {
 
     #[test]
     fn hw_01_header_parser_verilog_lints_clean() {
-        let mut uut = HeaderParser::default();
-        uut.connect_all();
-        crate::verilog::lint_block("header_parser", &generate_verilog(&uut))
-            .unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::assert_lints_clean::<HeaderParser>("header_parser");
     }
 }

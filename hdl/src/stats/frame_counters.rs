@@ -80,10 +80,7 @@ mod tests {
 
     #[test]
     fn hw_01_frame_counters_verilog_lints_clean() {
-        let mut uut = FrameCounters::default();
-        uut.connect_all();
-        crate::verilog::lint_block("frame_counters", &generate_verilog(&uut))
-            .unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::assert_lints_clean::<FrameCounters>("frame_counters");
     }
 
     /// Counts in rust-hdl's own simulator (the block is narrow enough to be fast there).

@@ -88,9 +88,6 @@ mod tests {
 
     #[test]
     fn hw_01_skid_buffer_verilog_lints_clean() {
-        let mut uut = SkidBuffer::default();
-        uut.connect_all();
-        crate::verilog::lint_block("skid_buffer", &generate_verilog(&uut))
-            .unwrap_or_else(|log| panic!("{log}"));
+        crate::verilog::assert_lints_clean::<SkidBuffer>("skid_buffer");
     }
 }
