@@ -3,7 +3,7 @@
 //! memories (rust-hdl's `RAM` is hand-written Verilog with a separate
 //! simulation model) must be checked in the Verilog that ships.
 
-use crate::notify::{Crc32Engine, FrameIcrc, Icmpv6Checksum, Ipv4HeaderChecksum};
+use crate::notify::{Crc32Engine, FrameIcrc, Icmpv6Checksum, Ipv4HeaderChecksum, NotifyBuilder};
 use rust_hdl::prelude::*;
 
 fn verilog_of<B: Block>(mut block: B) -> String {
@@ -18,5 +18,6 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
         ("frame_icrc", verilog_of(FrameIcrc::default())),
         ("ipv4_checksum", verilog_of(Ipv4HeaderChecksum::default())),
         ("icmpv6_checksum", verilog_of(Icmpv6Checksum::default())),
+        ("notify_builder", verilog_of(NotifyBuilder::default())),
     ]
 }

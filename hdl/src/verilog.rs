@@ -142,7 +142,15 @@ pub fn lint_waivers() -> String {
     let mut v = String::from("`verilator_config\n");
     writeln!(v, "lint_off -rule WIDTH -file \"{core}\"").unwrap();
     writeln!(v, "lint_off -rule DECLFILENAME -file \"{core}\"").unwrap();
-    for signal in ["csr$values$*", "l4", "ipv4_flags_frag"] {
+    // rust-hdl declares every state of a `LogicState` enum as a localparam
+    // in each module that holds one, used or not.
+    writeln!(v, "lint_off -rule UNUSEDPARAM -file \"{core}\"").unwrap();
+    for signal in [
+        "csr$values$*",
+        "l4",
+        "ipv4_flags_frag",
+        "ipv4_csum$checksum_matches",
+    ] {
         writeln!(
             v,
             "lint_off -rule UNUSEDSIGNAL -file \"{core}\" -match \"*'{signal}'*\""

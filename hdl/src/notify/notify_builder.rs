@@ -1,0 +1,407 @@
+//! `NotifyBuilder`: turns a notification job into a complete RoCEv2 frame
+//! (IPv4 header checksum and ICRC included) on an AXI4-Stream source.
+//!
+//! ```text
+//!                 +-----------------------------------------------------------+
+//!  job_valid  --->| IDLE: compose the frame    CSUM: Ipv4HeaderChecksum        |
+//!  job_ready  <---|   = template(kind, ipv6)   ICRC: beats through FrameIcrc   |---> m (two beats,
+//!  job_kind   --->|   | MACs | DSCP | IPs      SEND: beat 0, beat 1 (tlast)   |     tuser 0)
+//!  job_ipv6 ...-->|   | P_Key | DestQP | body  the checksum and the ICRC are   |
+//!                 |                            written into the held beats     |
+//!                 +-----------------------------------------------------------+
+//! ```
+//! Kinds (`job_kind`, [`NotifyKind`]):
+//! - 0 standard CNP (BTH opcode 0x81, BECN, 16 zero bytes): 74 bytes over
+//!   IPv4, 94 over IPv6;
+//! - 1 Long-haul CNP in RoCEv2 format (LH-12: opcode 0x81, BECN 1, E bit 1,
+//!   12-byte body straight after the BTH): 70 bytes over IPv4, 90 over IPv6.
+//!
+//! Both are untagged Ethernet frames (no FCS) with UDP source port 0 and
+//! UDP checksum 0, IPv4 TTL 64, identification 0, DF; IPv6 hop limit 64,
+//! flow label 0; ECN Not-ECT; A, SE, M, Pad, TVer 0 and PSN 0 — exactly what
+//! `cngw_packet`'s `Cnp` and `LonghaulRocev2` build, which is the
+//! reference (each fixed byte comes from a template that the packet crate
+//! builds when the block is constructed).
+//!
+//! The job fields: MACs and IP addresses in lane order (byte `k` at bits
+//! `8k+7..8k`, as on the wire; an IPv4 address sits in bytes 12..15 of the
+//! IPv4-mapped 128-bit value, like `HeaderSource`), `job_dscp`, `job_pkey`
+//! and `job_dqp` (BTH DestQP: the sender's QP) as numbers, and `job_body`
+//! the 12-byte Long-haul body in lane order (ignored for a standard CNP).
+//!
+//! One job at a time: `job_ready` is high in IDLE only; a job is taken on
+//! `job_valid & job_ready`. The first beat leaves ten clocks after the job
+//! is taken (one to compose, four for the checksum, two to stream the
+//! beats through `FrameIcrc`, three for its result), a frame every twelve
+//! clocks at best when `m.tready` stays high: far above any configured
+//! notification rate. The output holds its beat until `m.tready`.
+//!
+//! Issue 4: the frame builder of the notification engine (LH-12; FCN-05
+//! uses kind 0).
+
+use super::{FrameIcrc, Ipv4HeaderChecksum};
+use crate::stream::AxisSource;
+use cngw_packet::cnp::Cnp;
+use cngw_packet::envelope::Envelope;
+use cngw_packet::longhaul::{Action, LonghaulBody, LonghaulCnp};
+use cngw_packet::longhaul_rocev2::LonghaulRocev2;
+use rust_hdl::prelude::*;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+/// Values of `job_kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotifyKind {
+    StandardCnp = 0,
+    LonghaulRocev2 = 1,
+}
+
+/// Frame length (no FCS) of a kind over IPv4 or IPv6.
+pub fn frame_len(kind: NotifyKind, ipv6: bool) -> usize {
+    match (kind, ipv6) {
+        (NotifyKind::StandardCnp, false) => 74,
+        (NotifyKind::StandardCnp, true) => 94,
+        (NotifyKind::LonghaulRocev2, false) => 70,
+        (NotifyKind::LonghaulRocev2, true) => 90,
+    }
+}
+
+/// The frame of `kind` with every variable field zero (MACs, DSCP,
+/// addresses, P_Key, DestQP, body) and the IPv4 checksum and ICRC zero.
+pub fn template(kind: NotifyKind, ipv6: bool) -> Vec<u8> {
+    let env = if ipv6 {
+        Envelope::ipv6(Ipv6Addr::UNSPECIFIED, Ipv6Addr::UNSPECIFIED)
+    } else {
+        Envelope::ipv4(Ipv4Addr::UNSPECIFIED, Ipv4Addr::UNSPECIFIED)
+    }
+    .with_macs([0; 6], [0; 6]);
+    let mut bytes = match kind {
+        NotifyKind::StandardCnp => {
+            let mut cnp = Cnp::new(0);
+            cnp.pkey = 0;
+            cnp.to_frame(&env).to_bytes()
+        }
+        NotifyKind::LonghaulRocev2 => {
+            let body = LonghaulBody {
+                congestion_level: 0,
+                action: Action::Notify,
+                parameter: 0,
+                source_qp: 0,
+                metric_type: 0,
+                metric_value: 0,
+            };
+            let mut lh = LonghaulRocev2::new(0, LonghaulCnp::new(body));
+            lh.pkey = 0;
+            lh.to_frame(&env).to_bytes()
+        }
+    };
+    assert_eq!(bytes.len(), frame_len(kind, ipv6));
+    if !ipv6 {
+        bytes[24] = 0;
+        bytes[25] = 0;
+    }
+    let n = bytes.len();
+    bytes[n - 4..].fill(0);
+    bytes
+}
+
+fn bytes_to_bits<const N: usize>(bytes: &[u8]) -> Bits<N> {
+    let mut v = Bits::<N>::default();
+    for (i, w) in bytes.chunks(8).enumerate() {
+        let mut b = [0u8; 8];
+        b[..w.len()].copy_from_slice(w);
+        v = v | (bit_cast::<N, 64>(bits::<64>(u64::from_le_bytes(b))) << (64 * i as u64));
+    }
+    v
+}
+
+#[derive(LogicBlock)]
+pub struct NotifyBuilder {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub job_valid: Signal<In, Bit>,
+    pub job_ready: Signal<Out, Bit>,
+    /// [`NotifyKind`].
+    pub job_kind: Signal<In, Bits<2>>,
+    pub job_ipv6: Signal<In, Bit>,
+    /// Destination and source MAC, lane order.
+    pub job_dst_mac: Signal<In, Bits<48>>,
+    pub job_src_mac: Signal<In, Bits<48>>,
+    /// Source and destination IP, lane order, IPv4 as IPv4-mapped.
+    pub job_src_ip: Signal<In, Bits<128>>,
+    pub job_dst_ip: Signal<In, Bits<128>>,
+    pub job_dscp: Signal<In, Bits<6>>,
+    pub job_pkey: Signal<In, Bits<16>>,
+    /// BTH DestQP (the QP at the sender).
+    pub job_dqp: Signal<In, Bits<24>>,
+    /// Long-haul body (12 bytes), lane order.
+    pub job_body: Signal<In, Bits<96>>,
+    /// The frames.
+    pub m: AxisSource,
+    templates: Vec<Constant<Bits<1024>>>,
+    all_lanes: Constant<Bits<64>>,
+    state: DFF<BuildState>,
+    beat0: DFF<Bits<512>>,
+    beat1: DFF<Bits<512>>,
+    keep1: DFF<Bits<64>>,
+    ipv6: DFF<Bit>,
+    longhaul: DFF<Bit>,
+    csum_sent: DFF<Bit>,
+    ipv4_csum: Ipv4HeaderChecksum,
+    icrc_unit: FrameIcrc,
+    // Combinational.
+    pkey_lanes: Signal<Local, Bits<16>>,
+    dqp_lanes: Signal<Local, Bits<24>>,
+    tos_v4: Signal<Local, Bits<8>>,
+    tc_v6: Signal<Local, Bits<16>>,
+    frame_v4: Signal<Local, Bits<1024>>,
+    frame_v6: Signal<Local, Bits<1024>>,
+    frame: Signal<Local, Bits<1024>>,
+    checksum_lanes: Signal<Local, Bits<16>>,
+}
+
+impl Default for NotifyBuilder {
+    fn default() -> Self {
+        // Index: kind * 2 + ipv6.
+        let templates = [
+            (NotifyKind::StandardCnp, false),
+            (NotifyKind::StandardCnp, true),
+            (NotifyKind::LonghaulRocev2, false),
+            (NotifyKind::LonghaulRocev2, true),
+        ]
+        .iter()
+        .map(|&(k, v6)| Constant::new(bytes_to_bits::<1024>(&template(k, v6))))
+        .collect();
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            job_valid: Default::default(),
+            job_ready: Default::default(),
+            job_kind: Default::default(),
+            job_ipv6: Default::default(),
+            job_dst_mac: Default::default(),
+            job_src_mac: Default::default(),
+            job_src_ip: Default::default(),
+            job_dst_ip: Default::default(),
+            job_dscp: Default::default(),
+            job_pkey: Default::default(),
+            job_dqp: Default::default(),
+            job_body: Default::default(),
+            m: Default::default(),
+            templates,
+            all_lanes: Constant::new(bits::<64>(u64::MAX)),
+            state: Default::default(),
+            beat0: Default::default(),
+            beat1: Default::default(),
+            keep1: Default::default(),
+            ipv6: Default::default(),
+            longhaul: Default::default(),
+            csum_sent: Default::default(),
+            ipv4_csum: Default::default(),
+            icrc_unit: Default::default(),
+            pkey_lanes: Default::default(),
+            dqp_lanes: Default::default(),
+            tos_v4: Default::default(),
+            tc_v6: Default::default(),
+            frame_v4: Default::default(),
+            frame_v6: Default::default(),
+            frame: Default::default(),
+            checksum_lanes: Default::default(),
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+enum BuildState {
+    Idle,
+    /// The IPv4 header checksum is running.
+    Checksum,
+    /// Beat 0, then beat 1, through `FrameIcrc`.
+    IcrcBeat0,
+    IcrcBeat1,
+    IcrcWait,
+    Send0,
+    Send1,
+}
+
+impl Logic for NotifyBuilder {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, ipv4_csum, icrc_unit);
+        dff_setup!(self, clock, state, beat0, beat1, keep1, ipv6, longhaul, csum_sent);
+        self.ipv4_csum.reset.next = self.reset.val();
+        self.icrc_unit.reset.next = self.reset.val();
+
+        // Variable fields in wire order. (Narrow results in their own
+        // width: Verilog widens shifts inside wide expressions.)
+        self.pkey_lanes.next = (self.job_pkey.val() >> 8) | (self.job_pkey.val() << 8);
+        self.dqp_lanes.next =
+            (self.job_dqp.val() >> 16) | (self.job_dqp.val() & 0xFF00) | (self.job_dqp.val() << 16);
+        self.tos_v4.next = bit_cast::<8, 6>(self.job_dscp.val()) << 2;
+        self.tc_v6.next = bit_cast::<16, 4>(self.job_dscp.val().get_bits::<4>(2))
+            | (bit_cast::<16, 2>(self.job_dscp.val().get_bits::<2>(0)) << 14);
+        // IPv4: MACs 0..11, TOS 15, addresses 26..33, P_Key 44..45,
+        // DestQP 47..49, body 54..65.
+        self.frame_v4.next = bit_cast::<1024, 48>(self.job_dst_mac.val())
+            | (bit_cast::<1024, 48>(self.job_src_mac.val()) << 48)
+            | (bit_cast::<1024, 8>(self.tos_v4.val()) << 120)
+            | (bit_cast::<1024, 32>(self.job_src_ip.val().get_bits::<32>(96)) << 208)
+            | (bit_cast::<1024, 32>(self.job_dst_ip.val().get_bits::<32>(96)) << 240)
+            | (bit_cast::<1024, 16>(self.pkey_lanes.val()) << 352)
+            | (bit_cast::<1024, 24>(self.dqp_lanes.val()) << 376);
+        // IPv6: traffic class 14..15, addresses 22..53, P_Key 64..65,
+        // DestQP 67..69, body 74..85.
+        self.frame_v6.next = bit_cast::<1024, 48>(self.job_dst_mac.val())
+            | (bit_cast::<1024, 48>(self.job_src_mac.val()) << 48)
+            | (bit_cast::<1024, 16>(self.tc_v6.val()) << 112)
+            | (bit_cast::<1024, 128>(self.job_src_ip.val()) << 176)
+            | (bit_cast::<1024, 128>(self.job_dst_ip.val()) << 304)
+            | (bit_cast::<1024, 16>(self.pkey_lanes.val()) << 512)
+            | (bit_cast::<1024, 24>(self.dqp_lanes.val()) << 536);
+        self.frame.next = self.templates[0].val() | self.frame_v4.val();
+        if self.job_kind.val() == 0 {
+            if self.job_ipv6.val() {
+                self.frame.next = self.templates[1].val() | self.frame_v6.val();
+            } else {
+                self.frame.next = self.templates[0].val() | self.frame_v4.val();
+            }
+        } else if self.job_ipv6.val() {
+            self.frame.next = self.templates[3].val()
+                | self.frame_v6.val()
+                | (bit_cast::<1024, 96>(self.job_body.val()) << 592);
+        } else {
+            self.frame.next = self.templates[2].val()
+                | self.frame_v4.val()
+                | (bit_cast::<1024, 96>(self.job_body.val()) << 432);
+        }
+
+        // The IPv4 header (bytes 14..33) through the checksum unit.
+        self.ipv4_csum.header.next = self.beat0.q.val().get_bits::<160>(112);
+        self.ipv4_csum.valid.next =
+            (self.state.q.val() == BuildState::Checksum) & !self.csum_sent.q.val();
+        self.checksum_lanes.next =
+            (self.ipv4_csum.checksum.val() >> 8) | (self.ipv4_csum.checksum.val() << 8);
+
+        // The held beats through FrameIcrc.
+        self.icrc_unit.tap.tdata.next = self.beat0.q.val();
+        self.icrc_unit.tap.tkeep.next = self.all_lanes.val();
+        self.icrc_unit.tap.tlast.next = false;
+        self.icrc_unit.tap.tvalid.next = false;
+        self.icrc_unit.tap.tready.next = true;
+
+        self.m.tdata.next = self.beat0.q.val();
+        self.m.tkeep.next = self.all_lanes.val();
+        self.m.tlast.next = false;
+        self.m.tuser.next = false;
+        self.m.tvalid.next = false;
+        self.job_ready.next = false;
+
+        match self.state.q.val() {
+            BuildState::Idle => {
+                self.job_ready.next = true;
+                if self.job_valid.val() {
+                    self.beat0.d.next = self.frame.val().get_bits::<512>(0);
+                    self.beat1.d.next = self.frame.val().get_bits::<512>(512);
+                    self.ipv6.d.next = self.job_ipv6.val();
+                    self.longhaul.d.next = self.job_kind.val() != 0;
+                    // Lanes of beat 1: frame length - 64.
+                    if self.job_kind.val() == 0 {
+                        if self.job_ipv6.val() {
+                            self.keep1.d.next = 0x3FFF_FFFF.into();
+                        } else {
+                            self.keep1.d.next = 0x3FF.into();
+                        }
+                    } else if self.job_ipv6.val() {
+                        self.keep1.d.next = 0x3FF_FFFF.into();
+                    } else {
+                        self.keep1.d.next = 0x3F.into();
+                    }
+                    self.csum_sent.d.next = false;
+                    self.state.d.next = BuildState::Checksum;
+                }
+            }
+            BuildState::Checksum => {
+                self.csum_sent.d.next = true;
+                if self.ipv4_csum.checksum_valid.val() {
+                    if !self.ipv6.q.val() {
+                        self.beat0.d.next = self.beat0.q.val()
+                            | (bit_cast::<512, 16>(self.checksum_lanes.val()) << 192);
+                    }
+                    self.state.d.next = BuildState::IcrcBeat0;
+                }
+            }
+            BuildState::IcrcBeat0 => {
+                self.icrc_unit.tap.tvalid.next = true;
+                self.state.d.next = BuildState::IcrcBeat1;
+            }
+            BuildState::IcrcBeat1 => {
+                self.icrc_unit.tap.tdata.next = self.beat1.q.val();
+                self.icrc_unit.tap.tkeep.next = self.keep1.q.val();
+                self.icrc_unit.tap.tlast.next = true;
+                self.icrc_unit.tap.tvalid.next = true;
+                self.state.d.next = BuildState::IcrcWait;
+            }
+            BuildState::IcrcWait => {
+                if self.icrc_unit.icrc_valid.val() {
+                    // The ICRC's lanes in beat 1: frame length - 68.
+                    if self.longhaul.q.val() {
+                        if self.ipv6.q.val() {
+                            self.beat1.d.next = self.beat1.q.val()
+                                | (bit_cast::<512, 32>(self.icrc_unit.icrc.val()) << 176);
+                        } else {
+                            self.beat1.d.next = self.beat1.q.val()
+                                | (bit_cast::<512, 32>(self.icrc_unit.icrc.val()) << 16);
+                        }
+                    } else if self.ipv6.q.val() {
+                        self.beat1.d.next = self.beat1.q.val()
+                            | (bit_cast::<512, 32>(self.icrc_unit.icrc.val()) << 208);
+                    } else {
+                        self.beat1.d.next = self.beat1.q.val()
+                            | (bit_cast::<512, 32>(self.icrc_unit.icrc.val()) << 48);
+                    }
+                    self.state.d.next = BuildState::Send0;
+                }
+            }
+            BuildState::Send0 => {
+                self.m.tvalid.next = true;
+                if self.m.tready.val() {
+                    self.state.d.next = BuildState::Send1;
+                }
+            }
+            BuildState::Send1 => {
+                self.m.tdata.next = self.beat1.q.val();
+                self.m.tkeep.next = self.keep1.q.val();
+                self.m.tlast.next = true;
+                self.m.tvalid.next = true;
+                if self.m.tready.val() {
+                    self.state.d.next = BuildState::Idle;
+                }
+            }
+        }
+        if self.reset.val() {
+            self.state.d.next = BuildState::Idle;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hw_01_notify_builder_verilog_lints_clean() {
+        crate::verilog::assert_lints_clean::<NotifyBuilder>("notify_builder");
+    }
+
+    #[test]
+    fn lh_12_templates_have_the_documented_lengths_and_fixed_fields() {
+        let t = template(NotifyKind::LonghaulRocev2, false);
+        assert_eq!(&t[12..14], &[0x08, 0x00]);
+        assert_eq!(t[42], 0x81, "BTH opcode CNP");
+        assert_eq!(t[43], 0x00);
+        assert_eq!(t[46], 0x40 | 0x20, "BECN and the E bit");
+        let t = template(NotifyKind::StandardCnp, true);
+        assert_eq!(&t[12..14], &[0x86, 0xDD]);
+        assert_eq!(t[62], 0x81);
+        assert_eq!(t[66], 0x40, "BECN, no E bit");
+    }
+}
