@@ -3,10 +3,20 @@
 //! ```text
 //!  dc_rx  ->[skid]->+->[CE marker]->[skid]-> wan_tx   (data-center side to WAN)
 //!                   +-> HeaderParser -> dc_hdr_*, counters
-//!  wan_rx ->[skid]->+->[skid]-> dc_tx         (WAN side to data center)
+//!                         | RoCEv2 headers (or a CSR flow command)
+//!                         v
+//!                   FlowTable (16K flows) -> LhController -> NotifyBuilder --+
+//!                         ^ QD (QueueKb)                                       |
+//!  wan_rx ->[skid]->+->[skid]-------------------------------------> FrameMux -> dc_tx
 //!                   +-> HeaderParser -> wan_hdr_*, counters
 //!  s_axil_* <-> CsrBlock (BAR0)      qd_ext_* -> PORT0_QUEUE_DEPTH_BYTES
 //! ```
+//! Second level (LH-05..LH-09): every RoCEv2 frame from dc_rx looks up (and
+//! inserts) its flow {SIP, DIP, DestQP}; five clocks later the flow-table
+//! answer goes to `LhController`, which decides on a Long-haul CNP (or a
+//! standard CNP) to the flow's sender; `NotifyBuilder` makes the frame and
+//! `FrameMux` puts it between data frames on dc_tx. The CSR reaches the
+//! flow table through `FLOW_COMMAND` on clocks without a data request.
 //! Every stream port is a 512-bit AXI4-Stream interface (`tdata tkeep tvalid
 //! tready tlast tuser`); in Verilog the ports are `dc_rx$tdata` and so on, and
 //! the `cngw_gateway` wrapper names them `dc_rx_tdata`. With every feature off (the state after reset) both
@@ -18,34 +28,82 @@
 
 use crate::csr::{AxiLiteSlave, CsrBlock};
 use crate::ecn::CeMarker;
+use crate::flow::GatewayFlowTable;
+use crate::lh::{LhController, QueueKb};
+use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
 use crate::stats::FrameCounters;
-use crate::stream::{AxisSink, AxisSource, HeaderSource, SkidBuffer};
+use crate::stream::{AxisSink, AxisSource, FrameMux, HeaderSource, SkidBuffer};
 use cngw_regmap::{offset, REGISTERS};
 use rust_hdl::prelude::*;
 
 // The CSR block's ports are indexed like REGISTERS. `update` must use
 // literal indices (rust-hdl turns them into port names); this checks them.
 const _: () = {
-    assert!(REGISTERS[5].offset == offset::CONTROL);
-    assert!(REGISTERS[12].offset == offset::PORT0_QUEUE_DEPTH_BYTES);
-    assert!(REGISTERS[13].offset == offset::DC_RX_FRAMES);
-    assert!(REGISTERS[14].offset == offset::DC_RX_ROCE_FRAMES);
-    assert!(REGISTERS[15].offset == offset::DC_RX_NON_ROCE_FRAMES);
-    assert!(REGISTERS[16].offset == offset::DC_RX_MALFORMED_FRAMES);
-    assert!(REGISTERS[17].offset == offset::WAN_TX_FRAMES);
-    assert!(REGISTERS[18].offset == offset::WAN_RX_FRAMES);
-    assert!(REGISTERS[19].offset == offset::WAN_RX_ROCE_FRAMES);
-    assert!(REGISTERS[20].offset == offset::WAN_RX_NON_ROCE_FRAMES);
-    assert!(REGISTERS[21].offset == offset::WAN_RX_MALFORMED_FRAMES);
-    assert!(REGISTERS[22].offset == offset::DC_TX_FRAMES);
     assert!(REGISTERS[4].offset == offset::FEATURE_ENABLE);
+    assert!(REGISTERS[5].offset == offset::CONTROL);
+    assert!(REGISTERS[7].offset == offset::PORT0_RTT_EST_US);
     assert!(REGISTERS[10].offset == offset::PORT0_K_MIN_BYTES);
-    assert!(REGISTERS[23].offset == offset::LH_CE_MARKED_FRAMES);
-    assert!(REGISTERS.len() == 24);
+    assert!(REGISTERS[11].offset == offset::PORT0_K_MAX_BYTES);
+    assert!(REGISTERS[12].offset == offset::PORT0_QUEUE_DEPTH_BYTES);
+    assert!(REGISTERS[13].offset == offset::PORT0_FLOW_INTERVAL_US);
+    assert!(REGISTERS[14].offset == offset::CLOCKS_PER_US);
+    assert!(REGISTERS[15].offset == offset::LH_BUCKET_REFILL_CLOCKS);
+    assert!(REGISTERS[16].offset == offset::LH_BUCKET_DEPTH);
+    assert!(REGISTERS[17].offset == offset::LH_OPTIONS);
+    assert!(REGISTERS[18].offset == offset::LH_SEV0_ACTION);
+    assert!(REGISTERS[19].offset == offset::LH_SEV1_THRESHOLD_BYTES);
+    assert!(REGISTERS[20].offset == offset::LH_SEV1_ACTION);
+    assert!(REGISTERS[21].offset == offset::LH_SEV2_THRESHOLD_BYTES);
+    assert!(REGISTERS[22].offset == offset::LH_SEV2_ACTION);
+    assert!(REGISTERS[23].offset == offset::LH_RESUME_ACTION);
+    assert!(REGISTERS[24].offset == offset::NOTIFY_DSCP);
+    assert!(REGISTERS[25].offset == offset::GW_MAC_HI);
+    assert!(REGISTERS[26].offset == offset::GW_MAC_LO);
+    assert!(REGISTERS[27].offset == offset::GW_IPV4);
+    assert!(REGISTERS[28].offset == offset::GW_IPV6_0);
+    assert!(REGISTERS[29].offset == offset::GW_IPV6_1);
+    assert!(REGISTERS[30].offset == offset::GW_IPV6_2);
+    assert!(REGISTERS[31].offset == offset::GW_IPV6_3);
+    assert!(REGISTERS[32].offset == offset::DC_RX_FRAMES);
+    assert!(REGISTERS[33].offset == offset::DC_RX_ROCE_FRAMES);
+    assert!(REGISTERS[34].offset == offset::DC_RX_NON_ROCE_FRAMES);
+    assert!(REGISTERS[35].offset == offset::DC_RX_MALFORMED_FRAMES);
+    assert!(REGISTERS[36].offset == offset::WAN_TX_FRAMES);
+    assert!(REGISTERS[37].offset == offset::WAN_RX_FRAMES);
+    assert!(REGISTERS[38].offset == offset::WAN_RX_ROCE_FRAMES);
+    assert!(REGISTERS[39].offset == offset::WAN_RX_NON_ROCE_FRAMES);
+    assert!(REGISTERS[40].offset == offset::WAN_RX_MALFORMED_FRAMES);
+    assert!(REGISTERS[41].offset == offset::DC_TX_FRAMES);
+    assert!(REGISTERS[42].offset == offset::LH_CE_MARKED_FRAMES);
+    assert!(REGISTERS[43].offset == offset::LH_CNP_SENT);
+    assert!(REGISTERS[44].offset == offset::LH_RESUME_SENT);
+    assert!(REGISTERS[45].offset == offset::LH_CNP_SUPPRESSED);
+    assert!(REGISTERS[46].offset == offset::LH_CNP_RATE_LIMITED);
+    assert!(REGISTERS[47].offset == offset::LH_CNP_TRACKER_FULL);
+    assert!(REGISTERS[48].offset == offset::LH_CNP_NO_SQP);
+    assert!(REGISTERS[49].offset == offset::NOTIFY_TX_FRAMES);
+    assert!(REGISTERS[50].offset == offset::FLOW_SIP_0);
+    assert!(REGISTERS[51].offset == offset::FLOW_SIP_1);
+    assert!(REGISTERS[52].offset == offset::FLOW_SIP_2);
+    assert!(REGISTERS[53].offset == offset::FLOW_SIP_3);
+    assert!(REGISTERS[54].offset == offset::FLOW_DIP_0);
+    assert!(REGISTERS[55].offset == offset::FLOW_DIP_1);
+    assert!(REGISTERS[56].offset == offset::FLOW_DIP_2);
+    assert!(REGISTERS[57].offset == offset::FLOW_DIP_3);
+    assert!(REGISTERS[58].offset == offset::FLOW_DQP);
+    assert!(REGISTERS[59].offset == offset::FLOW_SQP);
+    assert!(REGISTERS[60].offset == offset::FLOW_COMMAND);
+    assert!(REGISTERS[61].offset == offset::FLOW_STATUS);
+    assert!(REGISTERS[62].offset == offset::FLOW_RESULT_SQP);
+    assert!(REGISTERS[63].offset == offset::FLOW_OCCUPANCY);
+    assert!(REGISTERS[64].offset == offset::FLOW_LEARNED);
+    assert!(REGISTERS[65].offset == offset::FLOW_INSERT_FAILURES);
+    assert!(REGISTERS[66].offset == offset::FLOW_LOOKUPS_WITHOUT_SQP);
+    assert!(REGISTERS.len() == 67);
 };
 
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct Gateway {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -80,6 +138,92 @@ pub struct Gateway {
     /// LH-04 condition, registered: marking enabled and QD > K_min.
     above_k_min: DFF<Bit>,
     ce_marked_count: DFF<Bits<32>>,
+    // Second level.
+    flow_table: GatewayFlowTable,
+    queue_kb: QueueKb,
+    lh: LhController,
+    builder: NotifyBuilder,
+    dc_tx_mux: FrameMux,
+    /// Microsecond time base.
+    us_div: DFF<Bits<32>>,
+    now_us: DFF<Bits<32>>,
+    /// Flow-table requests in flight (five clocks): SIP [127:0], source MAC
+    /// [175:128], P_Key [191:176], IPv6 [192], data request [193], CSR
+    /// request [194].
+    pipe: Vec<DFF<Bits<195>>>,
+    cmd_pending: DFF<Bit>,
+    cmd_op: DFF<Bits<3>>,
+    flow_status: DFF<Bits<32>>,
+    flow_result_sqp: DFF<Bits<32>>,
+    notify_count: DFF<Bits<32>>,
+    data_req: Signal<Local, Bit>,
+    csr_req: Signal<Local, Bit>,
+    status_word: Signal<Local, Bits<32>>,
+    csr_sip: Signal<Local, Bits<128>>,
+    csr_dip: Signal<Local, Bits<128>>,
+    pipe_in: Signal<Local, Bits<195>>,
+    location: Signal<Local, Bits<16>>,
+    bucket_depth: Signal<Local, Bits<4>>,
+    gw_mac: Signal<Local, Bits<48>>,
+    gw_ipv4: Signal<Local, Bits<128>>,
+    gw_ipv6: Signal<Local, Bits<128>>,
+    word_lanes: Vec<Signal<Local, Bits<32>>>,
+}
+
+impl Default for Gateway {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            dc_rx: Default::default(),
+            wan_tx: Default::default(),
+            wan_rx: Default::default(),
+            dc_tx: Default::default(),
+            s_axil: Default::default(),
+            qd_ext_bytes: Default::default(),
+            qd_ext_valid: Default::default(),
+            dc_hdr: Default::default(),
+            wan_hdr: Default::default(),
+            dc_in: Default::default(),
+            dc_out: Default::default(),
+            ce_marker: Default::default(),
+            wan_in: Default::default(),
+            wan_out: Default::default(),
+            dc_parser: Default::default(),
+            wan_parser: Default::default(),
+            dc_counters: Default::default(),
+            wan_counters: Default::default(),
+            csr: Default::default(),
+            queue_depth: Default::default(),
+            above_k_min: Default::default(),
+            ce_marked_count: Default::default(),
+            flow_table: Default::default(),
+            queue_kb: Default::default(),
+            lh: Default::default(),
+            builder: Default::default(),
+            dc_tx_mux: Default::default(),
+            us_div: Default::default(),
+            now_us: Default::default(),
+            pipe: (0..5).map(|_| Default::default()).collect(),
+            cmd_pending: Default::default(),
+            cmd_op: Default::default(),
+            flow_status: Default::default(),
+            flow_result_sqp: Default::default(),
+            notify_count: Default::default(),
+            data_req: Default::default(),
+            csr_req: Default::default(),
+            status_word: Default::default(),
+            csr_sip: Default::default(),
+            csr_dip: Default::default(),
+            pipe_in: Default::default(),
+            location: Default::default(),
+            bucket_depth: Default::default(),
+            gw_mac: Default::default(),
+            gw_ipv4: Default::default(),
+            gw_ipv6: Default::default(),
+            word_lanes: (0..15).map(|_| Default::default()).collect(),
+        }
+    }
 }
 
 impl Logic for Gateway {
@@ -97,9 +241,34 @@ impl Logic for Gateway {
             wan_parser,
             dc_counters,
             wan_counters,
-            csr
+            csr,
+            flow_table,
+            queue_kb,
+            lh,
+            builder,
+            dc_tx_mux
         );
-        dff_setup!(self, clock, queue_depth, above_k_min, ce_marked_count);
+        dff_setup!(
+            self,
+            clock,
+            queue_depth,
+            above_k_min,
+            ce_marked_count,
+            us_div,
+            now_us,
+            cmd_pending,
+            cmd_op,
+            flow_status,
+            flow_result_sqp,
+            notify_count
+        );
+        for i in 0..5 {
+            self.pipe[i].clock.next = self.clock.val();
+        }
+        self.flow_table.reset.next = self.reset.val();
+        self.lh.reset.next = self.reset.val();
+        self.builder.reset.next = self.reset.val();
+        self.dc_tx_mux.reset.next = self.reset.val();
         self.dc_in.reset.next = self.reset.val();
         self.dc_out.reset.next = self.reset.val();
         self.ce_marker.reset.next = self.reset.val();
@@ -137,7 +306,9 @@ impl Logic for Gateway {
         // wan_rx -> dc_tx.
         AxisSink::link(&mut self.wan_rx, &mut self.wan_in.s);
         AxisSource::join(&mut self.wan_in.m, &mut self.wan_out.s);
-        AxisSource::link(&mut self.dc_tx, &mut self.wan_out.m);
+        AxisSource::join(&mut self.wan_out.m, &mut self.dc_tx_mux.a);
+        AxisSource::join(&mut self.builder.m, &mut self.dc_tx_mux.b);
+        AxisSource::link(&mut self.dc_tx, &mut self.dc_tx_mux.m);
         self.wan_parser.tap.tdata.next = self.wan_in.m.tdata.val();
         self.wan_parser.tap.tkeep.next = self.wan_in.m.tkeep.val();
         self.wan_parser.tap.tlast.next = self.wan_in.m.tlast.val();
@@ -158,6 +329,215 @@ impl Logic for Gateway {
         self.wan_counters.tx_frame.next =
             self.dc_tx.tvalid.val() & self.dc_tx.tready.val() & self.dc_tx.tlast.val();
 
+        // Microsecond time base (CLOCKS_PER_US clocks per tick).
+        self.us_div.d.next = self.us_div.q.val() + 1;
+        if self.us_div.q.val() + 1 >= self.csr.values[14].val() {
+            self.us_div.d.next = 0.into();
+            self.now_us.d.next = self.now_us.q.val() + 1;
+        }
+        if self.reset.val() {
+            self.us_div.d.next = 0.into();
+            self.now_us.d.next = 0.into();
+        }
+
+        // CSR words (network order, first byte in bits 31..24) in lane order.
+        for i in 0..4 {
+            self.word_lanes[i].next = (self.csr.values[50 + i].val() >> 24)
+                | ((self.csr.values[50 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[50 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[50 + i].val() << 24);
+            self.word_lanes[4 + i].next = (self.csr.values[54 + i].val() >> 24)
+                | ((self.csr.values[54 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[54 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[54 + i].val() << 24);
+            self.word_lanes[8 + i].next = (self.csr.values[28 + i].val() >> 24)
+                | ((self.csr.values[28 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[28 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[28 + i].val() << 24);
+        }
+        self.word_lanes[12].next = (self.csr.values[27].val() >> 24)
+            | ((self.csr.values[27].val() >> 8) & 0xFF00)
+            | ((self.csr.values[27].val() << 8) & 0xFF_0000)
+            | (self.csr.values[27].val() << 24);
+        self.word_lanes[13].next = (self.csr.values[26].val() >> 24)
+            | ((self.csr.values[26].val() >> 8) & 0xFF00)
+            | ((self.csr.values[26].val() << 8) & 0xFF_0000)
+            | (self.csr.values[26].val() << 24);
+        self.word_lanes[14].next =
+            (self.csr.values[25].val() >> 8) & 0xFF | ((self.csr.values[25].val() << 8) & 0xFF00);
+        self.csr_sip.next = bit_cast::<128, 32>(self.word_lanes[0].val())
+            | (bit_cast::<128, 32>(self.word_lanes[1].val()) << 32)
+            | (bit_cast::<128, 32>(self.word_lanes[2].val()) << 64)
+            | (bit_cast::<128, 32>(self.word_lanes[3].val()) << 96);
+        self.csr_dip.next = bit_cast::<128, 32>(self.word_lanes[4].val())
+            | (bit_cast::<128, 32>(self.word_lanes[5].val()) << 32)
+            | (bit_cast::<128, 32>(self.word_lanes[6].val()) << 64)
+            | (bit_cast::<128, 32>(self.word_lanes[7].val()) << 96);
+        self.gw_ipv6.next = bit_cast::<128, 32>(self.word_lanes[8].val())
+            | (bit_cast::<128, 32>(self.word_lanes[9].val()) << 32)
+            | (bit_cast::<128, 32>(self.word_lanes[10].val()) << 64)
+            | (bit_cast::<128, 32>(self.word_lanes[11].val()) << 96);
+        self.gw_ipv4.next = bit_cast::<128, 32>(self.word_lanes[12].val()) << 96;
+        self.gw_mac.next = bit_cast::<48, 32>(self.word_lanes[14].val())
+            | (bit_cast::<48, 32>(self.word_lanes[13].val()) << 16);
+
+        // Flow-table requests: RoCEv2 headers from dc_rx, else a CSR command.
+        if self.csr.values[60].val().any() {
+            self.cmd_pending.d.next = true;
+            self.cmd_op.d.next = 0.into();
+            if self.csr.values[60].val().get_bit(1) {
+                self.cmd_op.d.next = 3.into();
+            }
+            if self.csr.values[60].val().get_bit(2) {
+                self.cmd_op.d.next = 4.into();
+            }
+            self.flow_status.d.next = 0.into();
+        }
+        self.data_req.next = self.dc_hdr.valid.val() & (self.dc_hdr.class.val() == 1);
+        self.csr_req.next =
+            self.cmd_pending.q.val() & !self.data_req.val() & !self.flow_table.busy.val();
+        if self.csr_req.val() {
+            self.cmd_pending.d.next = false;
+        }
+        self.flow_table.req_valid.next = self.data_req.val() | self.csr_req.val();
+        self.flow_table.req_op.next = 1.into();
+        self.flow_table.req_sip.next = self.dc_hdr.src_ip.val();
+        self.flow_table.req_dip.next = self.dc_hdr.dst_ip.val();
+        self.flow_table.req_dqp.next = self.dc_hdr.dest_qp.val();
+        self.flow_table.req_sqp.next = self.csr.values[59].val().get_bits::<24>(0);
+        if !self.data_req.val() {
+            self.flow_table.req_op.next = self.cmd_op.q.val();
+            self.flow_table.req_sip.next = self.csr_sip.val();
+            self.flow_table.req_dip.next = self.csr_dip.val();
+            self.flow_table.req_dqp.next = self.csr.values[58].val().get_bits::<24>(0);
+        }
+        self.flow_table.req_bytes.next = 0.into();
+        self.flow_table.req_bucket.next = 0.into();
+        self.flow_table.req_slot.next = 0.into();
+        self.flow_table.req_in_stash.next = false;
+        self.flow_table.now.next = self.now_us.q.val();
+        self.flow_table.window_epoch.next = 0.into();
+        self.flow_table.aging_enable.next = false;
+        self.flow_table.age_timeout.next = 0.into();
+        self.flow_table.clear_counters.next = self.csr.values[5].val().get_bit(0);
+
+        // What each request needs five clocks later.
+        self.pipe_in.next = bit_cast::<195, 128>(self.dc_hdr.src_ip.val())
+            | (bit_cast::<195, 48>(self.dc_hdr.src_mac.val()) << 128)
+            | (bit_cast::<195, 16>(self.dc_hdr.pkey.val()) << 176);
+        if self.dc_hdr.is_ipv6.val() {
+            self.pipe_in.next = self.pipe_in.val() | (bits::<195>(1) << 192);
+        }
+        if self.data_req.val() {
+            self.pipe_in.next = self.pipe_in.val() | (bits::<195>(1) << 193);
+        }
+        if self.csr_req.val() {
+            self.pipe_in.next = self.pipe_in.val() | (bits::<195>(1) << 194);
+        }
+        self.pipe[0].d.next = self.pipe_in.val();
+        self.pipe[1].d.next = self.pipe[0].q.val();
+        self.pipe[2].d.next = self.pipe[1].q.val();
+        self.pipe[3].d.next = self.pipe[2].q.val();
+        self.pipe[4].d.next = self.pipe[3].q.val();
+        if self.reset.val() {
+            for i in 0..5 {
+                self.pipe[i].d.next = 0.into();
+            }
+            self.cmd_pending.d.next = false;
+        }
+
+        // CSR command results.
+        self.status_word.next = bits::<32>(1);
+        if self.flow_table.resp_hit.val() {
+            self.status_word.next = self.status_word.val() | 2;
+        }
+        if self.flow_table.resp_failed.val() | self.flow_table.resp_dropped.val() {
+            self.status_word.next = self.status_word.val() | 4;
+        }
+        if self.flow_table.resp_sqp_valid.val() {
+            self.status_word.next = self.status_word.val() | 8;
+        }
+        if self.flow_table.resp_pinned.val() {
+            self.status_word.next = self.status_word.val() | 16;
+        }
+        if self.flow_table.resp_valid.val() & self.pipe[4].q.val().get_bit(194) {
+            self.flow_status.d.next = self.status_word.val();
+            self.flow_result_sqp.d.next = bit_cast::<32, 24>(self.flow_table.resp_sqp.val());
+        }
+
+        // Second level.
+        self.queue_kb.qd.next = self.queue_depth.q.val();
+        self.location.next = (bit_cast::<16, 12>(self.flow_table.resp_bucket.val()) << 2)
+            | bit_cast::<16, 2>(self.flow_table.resp_slot.val().get_bits::<2>(0));
+        if self.flow_table.resp_in_stash.val() {
+            self.location.next =
+                bits::<16>(0x8000) | bit_cast::<16, 4>(self.flow_table.resp_slot.val());
+        }
+        self.bucket_depth.next = self.csr.values[16].val().get_bits::<4>(0);
+        if self.csr.values[16].val() > 8 {
+            self.bucket_depth.next = 8.into();
+        }
+        self.lh.enable.next = self.csr.values[4].val().get_bit(1);
+        self.lh.now_us.next = self.now_us.q.val();
+        self.lh.qd.next = self.queue_kb.qd_out.val();
+        self.lh.qd_kb.next = self.queue_kb.kb.val();
+        self.lh.k_min.next = self.csr.values[10].val();
+        self.lh.k_max.next = self.csr.values[11].val();
+        self.lh.sev_action0.next = self.csr.values[18].val();
+        self.lh.sev1_threshold.next = self.csr.values[19].val();
+        self.lh.sev_action1.next = self.csr.values[20].val();
+        self.lh.sev2_threshold.next = self.csr.values[21].val();
+        self.lh.sev_action2.next = self.csr.values[22].val();
+        self.lh.resume_action.next = self.csr.values[23].val();
+        self.lh.interval_us.next = self.csr.values[13].val();
+        if !self.csr.values[13].val().any() {
+            self.lh.interval_us.next = self.csr.values[7].val();
+        }
+        self.lh.rtt_us.next = self.csr.values[7].val();
+        self.lh.refill_clocks.next = self.csr.values[15].val();
+        self.lh.bucket_depth.next = self.bucket_depth.val();
+        self.lh.hide_metric.next = self.csr.values[17].val().get_bit(0);
+        self.lh.ipv4_longhaul.next = self.csr.values[17].val().get_bit(1);
+        self.lh.ipv6_longhaul.next = self.csr.values[17].val().get_bit(2);
+        self.lh.clear_counters.next = self.csr.values[5].val().get_bit(0);
+        self.lh.res_valid.next = self.flow_table.resp_valid.val()
+            & self.pipe[4].q.val().get_bit(193)
+            & !self.flow_table.resp_dropped.val()
+            & !self.flow_table.resp_failed.val();
+        self.lh.res_sqp_valid.next = self.flow_table.resp_sqp_valid.val();
+        self.lh.res_sqp.next = self.flow_table.resp_sqp.val();
+        self.lh.res_location.next = self.location.val();
+        self.lh.res_src_ip.next = self.pipe[4].q.val().get_bits::<128>(0);
+        self.lh.res_src_mac.next = self.pipe[4].q.val().get_bits::<48>(128);
+        self.lh.res_pkey.next = self.pipe[4].q.val().get_bits::<16>(176);
+        self.lh.res_ipv6.next = self.pipe[4].q.val().get_bit(192);
+
+        // Notification frames.
+        self.builder.job_valid.next = self.lh.job_valid.val();
+        self.lh.job_ready.next = self.builder.job_ready.val();
+        self.builder.job_kind.next = self.lh.job_kind.val();
+        self.builder.job_ipv6.next = self.lh.job_ipv6.val();
+        self.builder.job_dst_mac.next = self.lh.job_dst_mac.val();
+        self.builder.job_src_mac.next = self.gw_mac.val();
+        self.builder.job_dst_ip.next = self.lh.job_dst_ip.val();
+        self.builder.job_src_ip.next = self.gw_ipv4.val();
+        if self.lh.job_ipv6.val() {
+            self.builder.job_src_ip.next = self.gw_ipv6.val();
+        }
+        self.builder.job_dscp.next = self.csr.values[24].val().get_bits::<6>(0);
+        self.builder.job_pkey.next = self.lh.job_pkey.val();
+        self.builder.job_dqp.next = self.lh.job_dqp.val();
+        self.builder.job_body.next = self.lh.job_body.val();
+        if self.dc_tx_mux.b.tvalid.val()
+            & self.dc_tx_mux.b.tready.val()
+            & self.dc_tx_mux.b.tlast.val()
+        {
+            self.notify_count.d.next = self.notify_count.q.val() + 1;
+        }
+        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+            self.notify_count.d.next = 0.into();
+        }
+
         // CSR.
         AxiLiteSlave::link(&mut self.s_axil, &mut self.csr.s_axil);
         for i in 0..REGISTERS.len() {
@@ -170,17 +550,30 @@ impl Logic for Gateway {
             self.queue_depth.d.next = 0.into();
         }
         self.csr.status[12].next = self.queue_depth.q.val();
-        self.csr.status[13].next = self.dc_counters.rx_frames.val();
-        self.csr.status[14].next = self.dc_counters.roce_frames.val();
-        self.csr.status[15].next = self.dc_counters.non_roce_frames.val();
-        self.csr.status[16].next = self.dc_counters.malformed_frames.val();
-        self.csr.status[17].next = self.dc_counters.tx_frames.val();
-        self.csr.status[18].next = self.wan_counters.rx_frames.val();
-        self.csr.status[19].next = self.wan_counters.roce_frames.val();
-        self.csr.status[20].next = self.wan_counters.non_roce_frames.val();
-        self.csr.status[21].next = self.wan_counters.malformed_frames.val();
-        self.csr.status[22].next = self.wan_counters.tx_frames.val();
-        self.csr.status[23].next = self.ce_marked_count.q.val();
+        self.csr.status[32].next = self.dc_counters.rx_frames.val();
+        self.csr.status[33].next = self.dc_counters.roce_frames.val();
+        self.csr.status[34].next = self.dc_counters.non_roce_frames.val();
+        self.csr.status[35].next = self.dc_counters.malformed_frames.val();
+        self.csr.status[36].next = self.dc_counters.tx_frames.val();
+        self.csr.status[37].next = self.wan_counters.rx_frames.val();
+        self.csr.status[38].next = self.wan_counters.roce_frames.val();
+        self.csr.status[39].next = self.wan_counters.non_roce_frames.val();
+        self.csr.status[40].next = self.wan_counters.malformed_frames.val();
+        self.csr.status[41].next = self.wan_counters.tx_frames.val();
+        self.csr.status[42].next = self.ce_marked_count.q.val();
+        self.csr.status[43].next = self.lh.cnp_sent.val();
+        self.csr.status[44].next = self.lh.resume_sent.val();
+        self.csr.status[45].next = self.lh.suppressed.val();
+        self.csr.status[46].next = self.lh.rate_limited.val();
+        self.csr.status[47].next = self.lh.tracker_full.val();
+        self.csr.status[48].next = self.lh.no_sqp.val();
+        self.csr.status[49].next = self.notify_count.q.val();
+        self.csr.status[61].next = self.flow_status.q.val();
+        self.csr.status[62].next = self.flow_result_sqp.q.val();
+        self.csr.status[63].next = self.flow_table.occupancy.val();
+        self.csr.status[64].next = self.flow_table.learned.val();
+        self.csr.status[65].next = self.flow_table.insert_failures.val();
+        self.csr.status[66].next = self.flow_table.lookups_without_sqp.val();
     }
 }
 

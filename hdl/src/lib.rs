@@ -18,6 +18,7 @@ pub mod csr;
 pub mod ecn;
 pub mod flow;
 pub mod gateway;
+pub mod lh;
 pub mod notify;
 pub mod parser;
 pub mod stats;

@@ -30,12 +30,13 @@ fn device() -> Device<MemBus> {
 
 #[test]
 fn hw_04_config_enabling_an_absent_feature_writes_nothing() {
-    // This bitstream's own CAPABILITIES: lh_ecn_mark but not lh_cnp yet.
+    // This bitstream's own CAPABILITIES: lh_ecn_mark and lh_cnp, not fast_cnp yet.
     let mut dev = Device::open(MemBus::new()).unwrap();
     let config =
-        Config::parse(&EXAMPLE.replace("\"lh_ecn_mark\"", "\"lh_ecn_mark\", \"lh_cnp\"")).unwrap();
+        Config::parse(&EXAMPLE.replace("\"lh_ecn_mark\"", "\"lh_ecn_mark\", \"fast_cnp\""))
+            .unwrap();
     let err = apply_config(&mut dev, &config).unwrap_err();
-    assert!(err.to_string().contains("lh_cnp"), "{err}");
+    assert!(err.to_string().contains("fast_cnp"), "{err}");
     assert!(
         dev.bus().write_log().is_empty(),
         "{:?}",

@@ -2,8 +2,18 @@
 
 use crate::ports::{InPort, OutPort};
 use cngw_packet::parsed::{classify, FrameClass, ParsedHeader};
-use cngw_regmap::{control, feature, offset, Access, REGISTERS};
+use cngw_regmap::{control, feature, flow_command, flow_status, offset, Access, REGISTERS};
 use std::collections::BTreeMap;
+
+/// A flow-table key: {SIP, DIP (IPv4-mapped), DestQP}.
+pub type FlowKey = ([u8; 16], [u8; 16], u32);
+
+/// A flow-table entry as the model keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowValue {
+    pub sqp: Option<u32>,
+    pub pinned: bool,
+}
 
 /// A frame as a stream carries it: bytes (no FCS) and the `tuser` error flag.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +41,9 @@ pub struct ModelOutput {
 #[derive(Clone, Debug)]
 pub struct GatewayModel {
     registers: BTreeMap<u32, u32>,
+    /// The flow table (LH-01). The model has no capacity limit: tests stay
+    /// far below the 16,384 entries where the RTL's buckets could overflow.
+    flows: BTreeMap<FlowKey, FlowValue>,
 }
 
 impl Default for GatewayModel {
@@ -55,7 +68,10 @@ impl GatewayModel {
                 )
             })
             .collect();
-        GatewayModel { registers }
+        GatewayModel {
+            registers,
+            flows: BTreeMap::new(),
+        }
     }
 
     /// Value of a register as a CSR read returns it (`None`: unmapped).
@@ -78,14 +94,106 @@ impl GatewayModel {
                 if offset == offset::CONTROL && value & control::CLEAR_COUNTERS != 0 {
                     for r in REGISTERS
                         .iter()
-                        .filter(|r| r.volatile && r.offset != offset::PORT0_QUEUE_DEPTH_BYTES)
+                        .filter(|r| r.volatile && !cngw_regmap::NOT_CLEARED.contains(&r.offset))
                     {
                         self.registers.insert(r.offset, 0);
                     }
                 }
+                if offset == offset::FLOW_COMMAND && value & 0x7 != 0 {
+                    self.flow_command(value);
+                }
                 true
             }
         }
+    }
+
+    /// The key the `FLOW_*` key registers hold.
+    fn command_key(&self) -> FlowKey {
+        let addr = |first: u32| {
+            let mut a = [0u8; 16];
+            for i in 0..4 {
+                a[4 * i..4 * i + 4].copy_from_slice(&self.reg(first + 4 * i as u32).to_be_bytes());
+            }
+            a
+        };
+        (
+            addr(offset::FLOW_SIP_0),
+            addr(offset::FLOW_DIP_0),
+            self.reg(offset::FLOW_DQP) & 0xFF_FFFF,
+        )
+    }
+
+    /// A `FLOW_COMMAND` write: look-up, static insert or delete (the lowest
+    /// command bit set wins, as in the RTL's decoder: delete over insert
+    /// over look-up).
+    fn flow_command(&mut self, command: u32) {
+        let key = self.command_key();
+        let before = self.flows.get(&key).copied();
+        let mut status = flow_status::DONE;
+        if command & flow_command::DELETE != 0 {
+            self.flows.remove(&key);
+        } else if command & flow_command::INSERT_STATIC != 0 {
+            self.flows.insert(
+                key,
+                FlowValue {
+                    sqp: Some(self.reg(offset::FLOW_SQP) & 0xFF_FFFF),
+                    pinned: true,
+                },
+            );
+        }
+        // The answer shows the entry as the command found it (insert:
+        // as it left it).
+        let shown = if command & (flow_command::DELETE) == 0
+            && command & flow_command::INSERT_STATIC != 0
+        {
+            self.flows.get(&key).copied()
+        } else {
+            before
+        };
+        if before.is_some() {
+            status |= flow_status::HIT;
+        }
+        if let Some(v) = shown {
+            if v.sqp.is_some() {
+                status |= flow_status::SQP_VALID;
+            }
+            if v.pinned {
+                status |= flow_status::PINNED;
+            }
+        }
+        self.registers.insert(offset::FLOW_STATUS, status);
+        self.registers.insert(
+            offset::FLOW_RESULT_SQP,
+            shown.and_then(|v| v.sqp).unwrap_or(0),
+        );
+        self.update_flow_gauges();
+    }
+
+    fn update_flow_gauges(&mut self) {
+        let occupancy = self.flows.len() as u32;
+        let learned = self.flows.values().filter(|v| v.sqp.is_some()).count() as u32;
+        self.registers.insert(offset::FLOW_OCCUPANCY, occupancy);
+        self.registers.insert(offset::FLOW_LEARNED, learned);
+    }
+
+    /// The flow table's entries.
+    pub fn flows(&self) -> &BTreeMap<FlowKey, FlowValue> {
+        &self.flows
+    }
+
+    /// LH-01: a RoCEv2 frame from dc_rx looks its flow up, inserting it
+    /// without a source QP when new. Returns the entry.
+    fn look_up_and_learn(&mut self, parsed: &ParsedHeader) -> FlowValue {
+        let key = (parsed.src_ip, parsed.dst_ip, parsed.dest_qp);
+        let v = *self.flows.entry(key).or_insert(FlowValue {
+            sqp: None,
+            pinned: false,
+        });
+        if v.sqp.is_none() {
+            self.count(offset::FLOW_LOOKUPS_WITHOUT_SQP);
+        }
+        self.update_flow_gauges();
+        v
     }
 
     /// The external queue-depth input reported `bytes`.
@@ -134,6 +242,19 @@ impl GatewayModel {
             FrameClass::NonRoce => non_roce,
             FrameClass::Malformed => malformed,
         });
+        if port == InPort::DcRx && parsed.class == FrameClass::Roce {
+            let flow = self.look_up_and_learn(&parsed);
+            // LH-05: a congested packet of a flow without a source QP gets
+            // no notification and is counted. (Notifications themselves are
+            // not modelled yet: they depend on clocks, tokens and the
+            // tracker, which the RTL tests check directly.)
+            if self.reg(offset::FEATURE_ENABLE) & feature::LH_CNP != 0
+                && self.reg(offset::PORT0_QUEUE_DEPTH_BYTES) > self.reg(offset::PORT0_K_MAX_BYTES)
+                && flow.sqp.is_none()
+            {
+                self.count(offset::LH_CNP_NO_SQP);
+            }
+        }
         // Frames are forwarded whatever they hold, malformed ones included
         // (they are only counted).
         let mut out = frame.clone();

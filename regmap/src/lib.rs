@@ -107,13 +107,46 @@ pub mod capability {
 }
 
 /// `FEATURE_ENABLE` bits implemented by this version of the hardware.
-pub const IMPLEMENTED_FEATURES: u32 = feature::LH_ECN_MARK;
+pub const IMPLEMENTED_FEATURES: u32 = feature::LH_ECN_MARK | feature::LH_CNP;
 
 /// Bits of the `CONTROL` register (write-1-to-pulse).
 pub mod control {
     /// Clear every data-path counter.
     pub const CLEAR_COUNTERS: u32 = 1 << 0;
 }
+
+/// Bits of `LH_OPTIONS`.
+pub mod lh_option {
+    pub const HIDE_METRIC: u32 = 1 << 0;
+    pub const IPV4_LONGHAUL: u32 = 1 << 1;
+    pub const IPV6_LONGHAUL: u32 = 1 << 2;
+}
+
+/// Bits of `FLOW_COMMAND`.
+pub mod flow_command {
+    pub const LOOKUP: u32 = 1 << 0;
+    pub const INSERT_STATIC: u32 = 1 << 1;
+    pub const DELETE: u32 = 1 << 2;
+}
+
+/// Bits of `FLOW_STATUS`.
+pub mod flow_status {
+    pub const DONE: u32 = 1 << 0;
+    pub const HIT: u32 = 1 << 1;
+    pub const FAILED: u32 = 1 << 2;
+    pub const SQP_VALID: u32 = 1 << 3;
+    pub const PINNED: u32 = 1 << 4;
+}
+
+/// Volatile registers that `CONTROL.clear_counters` leaves alone: status
+/// and gauges, as opposed to event counters.
+pub const NOT_CLEARED: &[u32] = &[
+    offset::PORT0_QUEUE_DEPTH_BYTES,
+    offset::FLOW_STATUS,
+    offset::FLOW_RESULT_SQP,
+    offset::FLOW_OCCUPANCY,
+    offset::FLOW_LEARNED,
+];
 
 const FEATURE_FIELDS: &[Field] = &[
     Field {
@@ -182,6 +215,102 @@ const CONTROL_FIELDS: &[Field] = &[Field {
     doc: "write 1 to clear every data-path counter",
 }];
 
+const LH_OPTION_FIELDS: &[Field] = &[
+    Field {
+        name: "hide_metric",
+        lsb: 0,
+        width: 1,
+        doc: "LH-14: send Metric Type and Value as zero",
+    },
+    Field {
+        name: "ipv4_longhaul",
+        lsb: 1,
+        width: 1,
+        doc: "LH-15: IPv4 senders accept the Long-haul CNP RoCEv2 format (else a standard CNP)",
+    },
+    Field {
+        name: "ipv6_longhaul",
+        lsb: 2,
+        width: 1,
+        doc: "LH-15: IPv6 senders accept the Long-haul CNP RoCEv2 format (else a standard CNP)",
+    },
+];
+
+const ACTION_FIELDS: &[Field] = &[
+    Field {
+        name: "parameter",
+        lsb: 0,
+        width: 16,
+        doc: "percent (Rate Reduce, Resume) or microseconds (Pause)",
+    },
+    Field {
+        name: "action",
+        lsb: 22,
+        width: 2,
+        doc: "0 Notify, 1 Pause, 2 Rate Reduce, 3 Resume",
+    },
+    Field {
+        name: "level",
+        lsb: 24,
+        width: 8,
+        doc: "Congestion Level",
+    },
+];
+
+const FLOW_COMMAND_FIELDS: &[Field] = &[
+    Field {
+        name: "lookup",
+        lsb: 0,
+        width: 1,
+        doc: "look the key up",
+    },
+    Field {
+        name: "insert_static",
+        lsb: 1,
+        width: 1,
+        doc: "insert or update a pinned entry with FLOW_SQP",
+    },
+    Field {
+        name: "delete",
+        lsb: 2,
+        width: 1,
+        doc: "remove the key",
+    },
+];
+
+const FLOW_STATUS_FIELDS: &[Field] = &[
+    Field {
+        name: "done",
+        lsb: 0,
+        width: 1,
+        doc: "the last command has completed (cleared by a new command)",
+    },
+    Field {
+        name: "hit",
+        lsb: 1,
+        width: 1,
+        doc: "the key was in the table",
+    },
+    Field {
+        name: "failed",
+        lsb: 2,
+        width: 1,
+        doc: "insert failed: bucket and stash full",
+    },
+    Field {
+        name: "sqp_valid",
+        lsb: 3,
+        width: 1,
+        doc: "FLOW_RESULT_SQP holds a source QP",
+    },
+    Field {
+        name: "pinned",
+        lsb: 4,
+        width: 1,
+        doc: "the entry is static",
+    },
+];
+
 const WHOLE: &[Field] = &[];
 
 macro_rules! register_map {
@@ -232,6 +361,44 @@ register_map! {
     PORT0_K_MAX_BYTES @ 0x114 : ReadWrite = 125_000_000, volatile = false, fields = WHOLE;
     /// WAN port 0 queue depth in bytes as the external telemetry input last reported it.
     PORT0_QUEUE_DEPTH_BYTES @ 0x118 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// WAN port 0 minimum interval between Long-haul CNPs to one flow, in microseconds; 0 means RTT_est (LH-08).
+    PORT0_FLOW_INTERVAL_US @ 0x11C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Clocks per microsecond of the core clock: the time base of every microsecond register (322 at 322.265625 MHz).
+    CLOCKS_PER_US @ 0x120 : ReadWrite = 322, volatile = false, fields = WHOLE;
+    /// Long-haul CNP token bucket of WAN port 0: one token every this many clocks (LH-08).
+    LH_BUCKET_REFILL_CLOCKS @ 0x124 : ReadWrite = 3_222, volatile = false, fields = WHOLE;
+    /// Long-haul CNP token bucket depth (burst), 1..8 (LH-08).
+    LH_BUCKET_DEPTH @ 0x128 : ReadWrite = 8, volatile = false, fields = WHOLE;
+    /// Long-haul CNP options (LH-14, LH-15).
+    LH_OPTIONS @ 0x12C : ReadWrite = 0, volatile = false, fields = LH_OPTION_FIELDS;
+    /// Severity row 0 (QD > K_max): Congestion Level [31:24], action [23:22], parameter [15:0] (LH-07).
+    LH_SEV0_ACTION @ 0x130 : ReadWrite = 0xB480_001E, volatile = false, fields = ACTION_FIELDS;
+    /// Severity row 1 applies when QD > K_max and QD > this many bytes (LH-07).
+    LH_SEV1_THRESHOLD_BYTES @ 0x134 : ReadWrite = 0xFFFF_FFFF, volatile = false, fields = WHOLE;
+    /// Severity row 1 action, as row 0 (LH-07).
+    LH_SEV1_ACTION @ 0x138 : ReadWrite = 0xDC40_0064, volatile = false, fields = ACTION_FIELDS;
+    /// Severity row 2 applies when QD > K_max and QD > this many bytes (LH-07).
+    LH_SEV2_THRESHOLD_BYTES @ 0x13C : ReadWrite = 0xFFFF_FFFF, volatile = false, fields = WHOLE;
+    /// Severity row 2 action, as row 0 (LH-07).
+    LH_SEV2_ACTION @ 0x140 : ReadWrite = 0xFA40_03E8, volatile = false, fields = ACTION_FIELDS;
+    /// Resume (QD below K_min for RTT_est): Congestion Level [31:24], action [23:22], parameter [15:0] (LH-09).
+    LH_RESUME_ACTION @ 0x144 : ReadWrite = 0x14C0_0032, volatile = false, fields = ACTION_FIELDS;
+    /// DSCP of generated notifications.
+    NOTIFY_DSCP @ 0x148 : ReadWrite = 48, volatile = false, fields = WHOLE;
+    /// The gateway's MAC address, bytes 0..1 (the first on the wire in bits 15..8): source MAC of notifications.
+    GW_MAC_HI @ 0x14C : ReadWrite = 0x0200, volatile = false, fields = WHOLE;
+    /// The gateway's MAC address, bytes 2..5 (byte 2 in bits 31..24).
+    GW_MAC_LO @ 0x150 : ReadWrite = 0x0000_0001, volatile = false, fields = WHOLE;
+    /// The gateway's IPv4 address (network order: the first byte in bits 31..24): source of notifications to IPv4 senders.
+    GW_IPV4 @ 0x154 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// The gateway's IPv6 address, bytes 0..3 (network order): source of notifications to IPv6 senders.
+    GW_IPV6_0 @ 0x158 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// The gateway's IPv6 address, bytes 4..7.
+    GW_IPV6_1 @ 0x15C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// The gateway's IPv6 address, bytes 8..11.
+    GW_IPV6_2 @ 0x160 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// The gateway's IPv6 address, bytes 12..15.
+    GW_IPV6_3 @ 0x164 : ReadWrite = 0, volatile = false, fields = WHOLE;
     /// Frames accepted on dc_rx.
     DC_RX_FRAMES @ 0x200 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// RoCEv2 frames (UDP 4791 with a complete BTH) parsed on dc_rx.
@@ -254,6 +421,54 @@ register_map! {
     DC_TX_FRAMES @ 0x230 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// Frames toward the WAN whose ECN field was set to CE (LH-04).
     LH_CE_MARKED_FRAMES @ 0x240 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Long-haul CNPs (severity actions) sent (LH-05).
+    LH_CNP_SENT @ 0x244 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Long-haul CNP Resumes sent (LH-09).
+    LH_RESUME_SENT @ 0x248 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Congested packets of flows notified within the minimum interval (no CNP; LH-08).
+    LH_CNP_SUPPRESSED @ 0x24C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Long-haul CNPs not sent for want of a token (LH-08).
+    LH_CNP_RATE_LIMITED @ 0x250 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Long-haul CNPs not sent because the notified-flow table (8 flows) was full (LH-06).
+    LH_CNP_TRACKER_FULL @ 0x254 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Congested packets of flows without a learned source QP (no CNP possible; LH-01).
+    LH_CNP_NO_SQP @ 0x258 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Notification frames sent on dc_tx (also counted in DC_TX_FRAMES).
+    NOTIFY_TX_FRAMES @ 0x25C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Flow-table command key: source IP bytes 0..3 (network order; IPv4 as ::ffff:a.b.c.d).
+    FLOW_SIP_0 @ 0x300 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Source IP bytes 4..7.
+    FLOW_SIP_1 @ 0x304 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Source IP bytes 8..11.
+    FLOW_SIP_2 @ 0x308 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Source IP bytes 12..15.
+    FLOW_SIP_3 @ 0x30C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Flow-table command key: destination IP bytes 0..3.
+    FLOW_DIP_0 @ 0x310 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Destination IP bytes 4..7.
+    FLOW_DIP_1 @ 0x314 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Destination IP bytes 8..11.
+    FLOW_DIP_2 @ 0x318 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Destination IP bytes 12..15.
+    FLOW_DIP_3 @ 0x31C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Flow-table command key: destination QP (BTH DestQP of the flow's data packets).
+    FLOW_DQP @ 0x320 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Flow-table command value: the flow's source QP (for insert).
+    FLOW_SQP @ 0x324 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Flow-table command: write one bit to run it on the key above (LH-01).
+    FLOW_COMMAND @ 0x328 : WritePulse = 0, volatile = false, fields = FLOW_COMMAND_FIELDS;
+    /// Result of the last flow-table command.
+    FLOW_STATUS @ 0x32C : ReadOnly = 0, volatile = true, fields = FLOW_STATUS_FIELDS;
+    /// Source QP the last flow-table command found.
+    FLOW_RESULT_SQP @ 0x330 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Flows in the table (gauge).
+    FLOW_OCCUPANCY @ 0x334 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Flows in the table with a source QP (gauge).
+    FLOW_LEARNED @ 0x338 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// New flows not inserted because their bucket and the stash were full.
+    FLOW_INSERT_FAILURES @ 0x33C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// RoCEv2 packets toward the WAN whose flow has no source QP.
+    FLOW_LOOKUPS_WITHOUT_SQP @ 0x340 : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

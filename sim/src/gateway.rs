@@ -187,6 +187,10 @@ impl Axil {
 const CSR_TIMEOUT_CYCLES: u32 = 64;
 
 /// The cycle-accurate gateway (one Verilator model with its own context).
+/// Clocks `Gateway::reset` waits after releasing reset: the flow table's
+/// flush (4,096 buckets, one per clock) and a margin.
+pub const FLOW_TABLE_FLUSH_CLOCKS: u64 = 4_104;
+
 pub struct Gateway {
     model: *mut ffi::CngwModel,
     dirty: bool,
@@ -361,6 +365,9 @@ impl Gateway {
         self.set_u32(self.reset, 1);
         self.run(4);
         self.set_u32(self.reset, 0);
+        // The flow table clears its block RAM after reset, one bucket per
+        // clock; frames before that would pass but not be looked up.
+        self.run(FLOW_TABLE_FLUSH_CLOCKS);
         self.eval();
     }
 

@@ -6,6 +6,6 @@ pub mod gateway;
 pub mod stream;
 pub mod unit;
 
-pub use gateway::{CsrError, Gateway, PORTS, RTL_DIR};
+pub use gateway::{CsrError, Gateway, FLOW_TABLE_FLUSH_CLOCKS, PORTS, RTL_DIR};
 pub use stream::*;
 pub use unit::{unit_names, Unit};

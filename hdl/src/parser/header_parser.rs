@@ -44,6 +44,7 @@ pub struct HeaderParser {
     out_vlan_id: DFF<Bits<12>>,
     out_ipv6: DFF<Bit>,
     out_src_ip: DFF<Bits<128>>,
+    out_src_mac: DFF<Bits<48>>,
     out_dst_ip: DFF<Bits<128>>,
     out_ecn: DFF<Bits<2>>,
     out_flow_label: DFF<Bits<20>>,
@@ -100,6 +101,7 @@ impl Default for HeaderParser {
             out_vlan_id: Default::default(),
             out_ipv6: Default::default(),
             out_src_ip: Default::default(),
+            out_src_mac: Default::default(),
             out_dst_ip: Default::default(),
             out_ecn: Default::default(),
             out_flow_label: Default::default(),
@@ -157,6 +159,7 @@ impl Logic for HeaderParser {
             out_vlan_id,
             out_ipv6,
             out_src_ip,
+            out_src_mac,
             out_dst_ip,
             out_ecn,
             out_flow_label,
@@ -172,6 +175,7 @@ impl Logic for HeaderParser {
         self.hdr.vlan_id.next = self.out_vlan_id.q.val();
         self.hdr.is_ipv6.next = self.out_ipv6.q.val();
         self.hdr.src_ip.next = self.out_src_ip.q.val();
+        self.hdr.src_mac.next = self.out_src_mac.q.val();
         self.hdr.dst_ip.next = self.out_dst_ip.q.val();
         self.hdr.ecn.next = self.out_ecn.q.val();
         self.hdr.flow_label.next = self.out_flow_label.q.val();
@@ -326,6 +330,7 @@ impl Logic for HeaderParser {
                     | bit_cast::<12, 8>(self.window.val().get_bits::<8>(120));
                 self.out_ipv6.d.next = self.ethertype.val() == 0x86dd;
                 self.out_src_ip.d.next = self.src_ip_decoded.val();
+                self.out_src_mac.d.next = self.window.val().get_bits::<48>(48);
                 self.out_dst_ip.d.next = self.dst_ip_decoded.val();
                 self.out_ecn.d.next = self.ecn_decoded.val();
                 self.out_flow_label.d.next = 0.into();

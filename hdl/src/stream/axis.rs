@@ -57,6 +57,8 @@ pub struct HeaderSource {
     pub class: Signal<Out, Bits<2>>,
     pub vlan_present: Signal<Out, Bit>,
     pub vlan_id: Signal<Out, Bits<12>>,
+    /// Source MAC (the previous hop), lane order.
+    pub src_mac: Signal<Out, Bits<48>>,
     pub is_ipv6: Signal<Out, Bit>,
     pub src_ip: Signal<Out, Bits<128>>,
     pub dst_ip: Signal<Out, Bits<128>>,
@@ -77,6 +79,7 @@ pub struct HeaderSink {
     pub class: Signal<In, Bits<2>>,
     pub vlan_present: Signal<In, Bit>,
     pub vlan_id: Signal<In, Bits<12>>,
+    pub src_mac: Signal<In, Bits<48>>,
     pub is_ipv6: Signal<In, Bit>,
     pub src_ip: Signal<In, Bits<128>>,
     pub dst_ip: Signal<In, Bits<128>>,

@@ -1,0 +1,618 @@
+//! `LhController`: the second level of the Long-haul CNP draft for one WAN
+//! port (LH-05..LH-09, LH-14, LH-15): decides, packet by packet, which flow
+//! gets a Long-haul CNP with which action, and when flows get a Resume.
+//!
+//! ```text
+//!  res_* (flow-table answer for a RoCEv2 packet toward the WAN)
+//!     |
+//!     v
+//!  [ congested? QD > K_max ]--[ tracker: 8 notified flows, by table location ]--[ token bucket ]--> job FIFO (8) --> job_*
+//!  [ row: severity table by QD, escalated when QD grew since the flow's last CNP ]
+//!  [ Resume: QD < K_min for RTT_est -> one Resume per tracked flow, lowest slot first ]
+//! ```
+//! Rules, in the order they are applied to each `res_valid` (one packet per
+//! clock at most), while `enable` is set and `qd > k_max`:
+//! 1. no source QP: counted in `no_sqp`; nothing sent;
+//! 2. the flow is in the tracker and was notified less than `interval_us`
+//!    ago: counted in `suppressed`;
+//! 3. the flow is not in the tracker and the tracker is full: counted in
+//!    `tracker_full`;
+//! 4. no token, or the job FIFO is full: counted in `rate_limited`;
+//! 5. otherwise a job: severity row 0 (`sev_action0`), 1 if `qd >
+//!    sev1_threshold`, 2 if `qd > sev2_threshold`; if the flow is tracked
+//!    and `qd` is above the depth of its last notification, at least one
+//!    row above that notification's row (escalation, LH-10; capped at 2).
+//!    The tracker entry (new: lowest free slot) records the time, depth and
+//!    row; one token is taken.
+//!
+//! Resume (LH-09): once `qd < k_min` has held for `rtt_us` (measured from
+//! the last clock with `qd >= k_min`), each clock with no packet decision,
+//! a token and room in the FIFO sends a Resume (`resume_action`) to the
+//! lowest tracked flow and frees its slot. Only tracked flows — those told
+//! to slow down — get one.
+//!
+//! Bodies (LH-12): Congestion Level, action, parameter from the action
+//! register (`level` 31..24, `action` 23..22, `parameter` 15..0), Source QP
+//! = the flow's, Metric Type 1 and Value `qd_kb` — both zero with
+//! `hide_metric` (LH-14). Kind (LH-15): Long-haul RoCEv2 format when the
+//! sender's family is enabled (`ipv4_longhaul`, `ipv6_longhaul`), else a
+//! standard CNP; the tracker and the rate limit apply the same way.
+//!
+//! Token bucket (LH-08): `bucket_depth` tokens (1..8) after reset; one more
+//! every `refill_clocks` clocks, up to the depth.
+//!
+//! Times are in microseconds from `now_us`; comparisons are modulo 2^32.
+//! Latency: a decision is registered one clock after `res_valid` and the
+//! job is in the FIFO (visible on `job_valid`) the clock after.
+
+use rust_hdl::prelude::*;
+
+/// Entries in the tracker and in the job FIFO.
+pub const TRACKER_SLOTS: usize = 8;
+pub const JOB_FIFO_DEPTH: usize = 8;
+
+/// Packing of a job in the FIFO.
+pub const JOB_BITS: usize = 314;
+
+#[derive(LogicBlock)]
+pub struct LhController {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub enable: Signal<In, Bit>,
+    pub now_us: Signal<In, Bits<32>>,
+    pub qd: Signal<In, Bits<32>>,
+    pub qd_kb: Signal<In, Bits<24>>,
+    pub k_min: Signal<In, Bits<32>>,
+    pub k_max: Signal<In, Bits<32>>,
+    pub sev1_threshold: Signal<In, Bits<32>>,
+    pub sev2_threshold: Signal<In, Bits<32>>,
+    pub sev_action0: Signal<In, Bits<32>>,
+    pub sev_action1: Signal<In, Bits<32>>,
+    pub sev_action2: Signal<In, Bits<32>>,
+    pub resume_action: Signal<In, Bits<32>>,
+    pub interval_us: Signal<In, Bits<32>>,
+    pub rtt_us: Signal<In, Bits<32>>,
+    pub refill_clocks: Signal<In, Bits<32>>,
+    pub bucket_depth: Signal<In, Bits<4>>,
+    pub hide_metric: Signal<In, Bit>,
+    pub ipv4_longhaul: Signal<In, Bit>,
+    pub ipv6_longhaul: Signal<In, Bit>,
+    pub clear_counters: Signal<In, Bit>,
+    /// A flow-table answer for a RoCEv2 packet toward the WAN.
+    pub res_valid: Signal<In, Bit>,
+    pub res_sqp_valid: Signal<In, Bit>,
+    pub res_sqp: Signal<In, Bits<24>>,
+    /// Where the flow lives in the table (unique while it lives).
+    pub res_location: Signal<In, Bits<16>>,
+    /// The packet's source: the sender to notify (lane order).
+    pub res_src_ip: Signal<In, Bits<128>>,
+    pub res_ipv6: Signal<In, Bit>,
+    /// The packet's source MAC: the previous hop.
+    pub res_src_mac: Signal<In, Bits<48>>,
+    pub res_pkey: Signal<In, Bits<16>>,
+    /// Jobs for `NotifyBuilder` (its `job_*` inputs).
+    pub job_valid: Signal<Out, Bit>,
+    pub job_ready: Signal<In, Bit>,
+    pub job_kind: Signal<Out, Bits<2>>,
+    pub job_ipv6: Signal<Out, Bit>,
+    pub job_dst_mac: Signal<Out, Bits<48>>,
+    pub job_dst_ip: Signal<Out, Bits<128>>,
+    pub job_dqp: Signal<Out, Bits<24>>,
+    pub job_pkey: Signal<Out, Bits<16>>,
+    pub job_body: Signal<Out, Bits<96>>,
+    pub cnp_sent: Signal<Out, Bits<32>>,
+    pub resume_sent: Signal<Out, Bits<32>>,
+    pub suppressed: Signal<Out, Bits<32>>,
+    pub rate_limited: Signal<Out, Bits<32>>,
+    pub tracker_full: Signal<Out, Bits<32>>,
+    pub no_sqp: Signal<Out, Bits<32>>,
+    slot_number: Vec<Constant<Bits<3>>>,
+    bit312: Constant<Bits<314>>,
+    bit313: Constant<Bits<314>>,
+    // Tracker.
+    trk_valid: Vec<DFF<Bit>>,
+    trk_location: Vec<DFF<Bits<16>>>,
+    trk_time: Vec<DFF<Bits<32>>>,
+    trk_qd: Vec<DFF<Bits<32>>>,
+    trk_row: Vec<DFF<Bits<2>>>,
+    trk_ip: Vec<DFF<Bits<128>>>,
+    trk_ipv6: Vec<DFF<Bit>>,
+    trk_mac: Vec<DFF<Bits<48>>>,
+    trk_sqp: Vec<DFF<Bits<24>>>,
+    trk_pkey: Vec<DFF<Bits<16>>>,
+    // Job FIFO.
+    fifo: Vec<DFF<Bits<314>>>,
+    fifo_wptr: DFF<Bits<3>>,
+    fifo_rptr: DFF<Bits<3>>,
+    fifo_count: DFF<Bits<4>>,
+    // Token bucket.
+    tokens: DFF<Bits<4>>,
+    refill_count: DFF<Bits<32>>,
+    // Resume timer.
+    above_since_us: DFF<Bits<32>>,
+    // Counters.
+    cnp_count: DFF<Bits<32>>,
+    resume_count: DFF<Bits<32>>,
+    suppressed_count: DFF<Bits<32>>,
+    rate_limited_count: DFF<Bits<32>>,
+    tracker_full_count: DFF<Bits<32>>,
+    no_sqp_count: DFF<Bits<32>>,
+    // Combinational.
+    congested: Signal<Local, Bit>,
+    hit: Signal<Local, Bit>,
+    hit_slot: Signal<Local, Bits<3>>,
+    free: Signal<Local, Bit>,
+    free_slot: Signal<Local, Bits<3>>,
+    tracked: Signal<Local, Bit>,
+    tracked_slot: Signal<Local, Bits<3>>,
+    hit_time: Signal<Local, Bits<32>>,
+    hit_qd: Signal<Local, Bits<32>>,
+    hit_row: Signal<Local, Bits<2>>,
+    base_row: Signal<Local, Bits<2>>,
+    row: Signal<Local, Bits<2>>,
+    action: Signal<Local, Bits<32>>,
+    can_send: Signal<Local, Bit>,
+    send_cnp: Signal<Local, Bit>,
+    send_slot: Signal<Local, Bits<3>>,
+    resume_due: Signal<Local, Bit>,
+    send_resume: Signal<Local, Bit>,
+    metric: Signal<Local, Bits<32>>,
+    body: Signal<Local, Bits<96>>,
+    body_resume: Signal<Local, Bits<96>>,
+    resume_ip: Signal<Local, Bits<128>>,
+    resume_ipv6: Signal<Local, Bit>,
+    resume_mac: Signal<Local, Bits<48>>,
+    resume_sqp: Signal<Local, Bits<24>>,
+    resume_pkey: Signal<Local, Bits<16>>,
+    sqp_lanes: Signal<Local, Bits<32>>,
+    resume_sqp_lanes: Signal<Local, Bits<32>>,
+    metric_lanes: Signal<Local, Bits<32>>,
+    param_lanes: Signal<Local, Bits<16>>,
+    resume_param_lanes: Signal<Local, Bits<16>>,
+    longhaul: Signal<Local, Bit>,
+    resume_longhaul: Signal<Local, Bit>,
+    job_in: Signal<Local, Bits<314>>,
+    job_out: Signal<Local, Bits<314>>,
+    push: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+}
+
+impl Logic for LhController {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            fifo_wptr,
+            fifo_rptr,
+            fifo_count,
+            tokens,
+            refill_count,
+            above_since_us,
+            cnp_count,
+            resume_count,
+            suppressed_count,
+            rate_limited_count,
+            tracker_full_count,
+            no_sqp_count
+        );
+        for i in 0..TRACKER_SLOTS {
+            self.trk_valid[i].clock.next = self.clock.val();
+            self.trk_location[i].clock.next = self.clock.val();
+            self.trk_time[i].clock.next = self.clock.val();
+            self.trk_qd[i].clock.next = self.clock.val();
+            self.trk_row[i].clock.next = self.clock.val();
+            self.trk_ip[i].clock.next = self.clock.val();
+            self.trk_ipv6[i].clock.next = self.clock.val();
+            self.trk_mac[i].clock.next = self.clock.val();
+            self.trk_sqp[i].clock.next = self.clock.val();
+            self.trk_pkey[i].clock.next = self.clock.val();
+            self.trk_valid[i].d.next = self.trk_valid[i].q.val();
+            self.trk_location[i].d.next = self.trk_location[i].q.val();
+            self.trk_time[i].d.next = self.trk_time[i].q.val();
+            self.trk_qd[i].d.next = self.trk_qd[i].q.val();
+            self.trk_row[i].d.next = self.trk_row[i].q.val();
+            self.trk_ip[i].d.next = self.trk_ip[i].q.val();
+            self.trk_ipv6[i].d.next = self.trk_ipv6[i].q.val();
+            self.trk_mac[i].d.next = self.trk_mac[i].q.val();
+            self.trk_sqp[i].d.next = self.trk_sqp[i].q.val();
+            self.trk_pkey[i].d.next = self.trk_pkey[i].q.val();
+        }
+        for i in 0..JOB_FIFO_DEPTH {
+            self.fifo[i].clock.next = self.clock.val();
+            self.fifo[i].d.next = self.fifo[i].q.val();
+        }
+
+        self.congested.next = self.enable.val() & (self.qd.val() > self.k_max.val());
+
+        // Tracker look-up (by location), the lowest free slot and the lowest
+        // tracked slot (for Resume).
+        self.hit.next = false;
+        self.hit_slot.next = 0.into();
+        self.free.next = false;
+        self.free_slot.next = 0.into();
+        self.tracked.next = false;
+        self.tracked_slot.next = 0.into();
+        self.hit_time.next = 0.into();
+        self.hit_qd.next = 0.into();
+        self.hit_row.next = 0.into();
+        self.resume_ip.next = 0.into();
+        self.resume_ipv6.next = false;
+        self.resume_mac.next = 0.into();
+        self.resume_sqp.next = 0.into();
+        self.resume_pkey.next = 0.into();
+        for i in 0..TRACKER_SLOTS {
+            if !self.hit.val()
+                & self.trk_valid[i].q.val()
+                & (self.trk_location[i].q.val() == self.res_location.val())
+            {
+                self.hit.next = true;
+                self.hit_slot.next = self.slot_number[i].val();
+                self.hit_time.next = self.trk_time[i].q.val();
+                self.hit_qd.next = self.trk_qd[i].q.val();
+                self.hit_row.next = self.trk_row[i].q.val();
+            }
+            if !self.free.val() & !self.trk_valid[i].q.val() {
+                self.free.next = true;
+                self.free_slot.next = self.slot_number[i].val();
+            }
+            if !self.tracked.val() & self.trk_valid[i].q.val() {
+                self.tracked.next = true;
+                self.tracked_slot.next = self.slot_number[i].val();
+                self.resume_ip.next = self.trk_ip[i].q.val();
+                self.resume_ipv6.next = self.trk_ipv6[i].q.val();
+                self.resume_mac.next = self.trk_mac[i].q.val();
+                self.resume_sqp.next = self.trk_sqp[i].q.val();
+                self.resume_pkey.next = self.trk_pkey[i].q.val();
+            }
+        }
+
+        // Severity row, escalated past the flow's last one when QD grew.
+        self.base_row.next = 0.into();
+        if self.qd.val() > self.sev1_threshold.val() {
+            self.base_row.next = 1.into();
+        }
+        if self.qd.val() > self.sev2_threshold.val() {
+            self.base_row.next = 2.into();
+        }
+        self.row.next = self.base_row.val();
+        if self.hit.val()
+            & (self.qd.val() > self.hit_qd.val())
+            & (self.hit_row.val() < 2)
+            & (self.hit_row.val() >= self.base_row.val())
+        {
+            self.row.next = self.hit_row.val() + 1;
+        }
+        self.action.next = self.sev_action0.val();
+        if self.row.val() == 1 {
+            self.action.next = self.sev_action1.val();
+        }
+        if self.row.val() == 2 {
+            self.action.next = self.sev_action2.val();
+        }
+
+        // The decision for this packet.
+        self.can_send.next = (self.tokens.q.val() != 0) & (self.fifo_count.q.val() != 8);
+        self.send_cnp.next = false;
+        self.send_slot.next = self.free_slot.val();
+        if self.hit.val() {
+            self.send_slot.next = self.hit_slot.val();
+        }
+        if self.res_valid.val() & self.congested.val() {
+            if !self.res_sqp_valid.val() {
+                self.no_sqp_count.d.next = self.no_sqp_count.q.val() + 1;
+            } else if self.hit.val()
+                & ((self.now_us.val() - self.hit_time.val()) < self.interval_us.val())
+            {
+                self.suppressed_count.d.next = self.suppressed_count.q.val() + 1;
+            } else if !self.hit.val() & !self.free.val() {
+                self.tracker_full_count.d.next = self.tracker_full_count.q.val() + 1;
+            } else if !self.can_send.val() {
+                self.rate_limited_count.d.next = self.rate_limited_count.q.val() + 1;
+            } else {
+                self.send_cnp.next = true;
+                self.cnp_count.d.next = self.cnp_count.q.val() + 1;
+            }
+        }
+
+        // Resume: QD below K_min for RTT_est.
+        if !self.enable.val() | (self.qd.val() >= self.k_min.val()) {
+            self.above_since_us.d.next = self.now_us.val();
+        }
+        self.resume_due.next = self.enable.val()
+            & (self.qd.val() < self.k_min.val())
+            & ((self.now_us.val() - self.above_since_us.q.val()) >= self.rtt_us.val());
+        self.send_resume.next = self.resume_due.val()
+            & self.tracked.val()
+            & self.can_send.val()
+            & !(self.res_valid.val() & self.congested.val());
+        if self.send_resume.val() {
+            self.resume_count.d.next = self.resume_count.q.val() + 1;
+        }
+
+        // Tracker update.
+        for i in 0..TRACKER_SLOTS {
+            if self.send_cnp.val() & (self.send_slot.val().index() == i) {
+                self.trk_valid[i].d.next = true;
+                self.trk_location[i].d.next = self.res_location.val();
+                self.trk_time[i].d.next = self.now_us.val();
+                self.trk_qd[i].d.next = self.qd.val();
+                self.trk_row[i].d.next = self.row.val();
+                self.trk_ip[i].d.next = self.res_src_ip.val();
+                self.trk_ipv6[i].d.next = self.res_ipv6.val();
+                self.trk_mac[i].d.next = self.res_src_mac.val();
+                self.trk_sqp[i].d.next = self.res_sqp.val();
+                self.trk_pkey[i].d.next = self.res_pkey.val();
+            }
+            if self.send_resume.val() & (self.tracked_slot.val().index() == i) {
+                self.trk_valid[i].d.next = false;
+            }
+        }
+
+        // Bodies in wire order (narrow results in their own width).
+        self.metric.next = bit_cast::<32, 24>(self.qd_kb.val()) | bits::<32>(0x0100_0000);
+        if self.hide_metric.val() {
+            self.metric.next = 0.into();
+        }
+        self.metric_lanes.next = (self.metric.val() >> 24)
+            | ((self.metric.val() >> 8) & 0xFF00)
+            | ((self.metric.val() << 8) & 0xFF_0000)
+            | (self.metric.val() << 24);
+        self.sqp_lanes.next = ((bit_cast::<32, 24>(self.res_sqp.val()) >> 8) & 0xFF00)
+            | ((bit_cast::<32, 24>(self.res_sqp.val()) << 8) & 0xFF_0000)
+            | (bit_cast::<32, 24>(self.res_sqp.val()) << 24);
+        self.resume_sqp_lanes.next = ((bit_cast::<32, 24>(self.resume_sqp.val()) >> 8) & 0xFF00)
+            | ((bit_cast::<32, 24>(self.resume_sqp.val()) << 8) & 0xFF_0000)
+            | (bit_cast::<32, 24>(self.resume_sqp.val()) << 24);
+        self.param_lanes.next =
+            (self.action.val().get_bits::<16>(0) >> 8) | (self.action.val().get_bits::<16>(0) << 8);
+        self.resume_param_lanes.next = (self.resume_action.val().get_bits::<16>(0) >> 8)
+            | (self.resume_action.val().get_bits::<16>(0) << 8);
+        self.body.next = bit_cast::<96, 8>(self.action.val().get_bits::<8>(24))
+            | (bit_cast::<96, 2>(self.action.val().get_bits::<2>(22)) << 14)
+            | (bit_cast::<96, 16>(self.param_lanes.val()) << 16)
+            | (bit_cast::<96, 32>(self.sqp_lanes.val()) << 32)
+            | (bit_cast::<96, 32>(self.metric_lanes.val()) << 64);
+        self.body_resume.next = bit_cast::<96, 8>(self.resume_action.val().get_bits::<8>(24))
+            | (bit_cast::<96, 2>(self.resume_action.val().get_bits::<2>(22)) << 14)
+            | (bit_cast::<96, 16>(self.resume_param_lanes.val()) << 16)
+            | (bit_cast::<96, 32>(self.resume_sqp_lanes.val()) << 32)
+            | (bit_cast::<96, 32>(self.metric_lanes.val()) << 64);
+        self.longhaul.next = (self.res_ipv6.val() & self.ipv6_longhaul.val())
+            | (!self.res_ipv6.val() & self.ipv4_longhaul.val());
+        self.resume_longhaul.next = (self.resume_ipv6.val() & self.ipv6_longhaul.val())
+            | (!self.resume_ipv6.val() & self.ipv4_longhaul.val());
+
+        // Job packing: ip [127:0], mac [175:128], dqp [199:176],
+        // pkey [215:200], body [311:216], ipv6 [312], longhaul [313].
+        self.job_in.next = bit_cast::<314, 128>(self.res_src_ip.val())
+            | (bit_cast::<314, 48>(self.res_src_mac.val()) << 128)
+            | (bit_cast::<314, 24>(self.res_sqp.val()) << 176)
+            | (bit_cast::<314, 16>(self.res_pkey.val()) << 200)
+            | (bit_cast::<314, 96>(self.body.val()) << 216);
+        if self.res_ipv6.val() {
+            self.job_in.next = self.job_in.val() | self.bit312.val();
+        }
+        if self.longhaul.val() {
+            self.job_in.next = self.job_in.val() | self.bit313.val();
+        }
+        if self.send_resume.val() {
+            self.job_in.next = bit_cast::<314, 128>(self.resume_ip.val())
+                | (bit_cast::<314, 48>(self.resume_mac.val()) << 128)
+                | (bit_cast::<314, 24>(self.resume_sqp.val()) << 176)
+                | (bit_cast::<314, 16>(self.resume_pkey.val()) << 200)
+                | (bit_cast::<314, 96>(self.body_resume.val()) << 216);
+            if self.resume_ipv6.val() {
+                self.job_in.next = self.job_in.val() | self.bit312.val();
+            }
+            if self.resume_longhaul.val() {
+                self.job_in.next = self.job_in.val() | self.bit313.val();
+            }
+        }
+        self.push.next = self.send_cnp.val() | self.send_resume.val();
+
+        // FIFO.
+        self.job_out.next = 0.into();
+        for i in 0..JOB_FIFO_DEPTH {
+            if self.fifo_rptr.q.val().index() == i {
+                self.job_out.next = self.fifo[i].q.val();
+            }
+            if self.push.val() & (self.fifo_wptr.q.val().index() == i) {
+                self.fifo[i].d.next = self.job_in.val();
+            }
+        }
+        self.job_valid.next = self.fifo_count.q.val() != 0;
+        self.pop.next = self.job_ready.val() & (self.fifo_count.q.val() != 0);
+        self.job_dst_ip.next = self.job_out.val().get_bits::<128>(0);
+        self.job_dst_mac.next = self.job_out.val().get_bits::<48>(128);
+        self.job_dqp.next = self.job_out.val().get_bits::<24>(176);
+        self.job_pkey.next = self.job_out.val().get_bits::<16>(200);
+        self.job_body.next = self.job_out.val().get_bits::<96>(216);
+        self.job_ipv6.next = self.job_out.val().get_bit(312);
+        self.job_kind.next = bit_cast::<2, 1>(self.job_out.val().get_bits::<1>(313));
+        if self.push.val() {
+            self.fifo_wptr.d.next = self.fifo_wptr.q.val() + 1;
+        }
+        if self.pop.val() {
+            self.fifo_rptr.d.next = self.fifo_rptr.q.val() + 1;
+        }
+        if self.push.val() & !self.pop.val() {
+            self.fifo_count.d.next = self.fifo_count.q.val() + 1;
+        }
+        if !self.push.val() & self.pop.val() {
+            self.fifo_count.d.next = self.fifo_count.q.val() - 1;
+        }
+
+        // Token bucket.
+        self.take.next = self.push.val();
+        self.refill_count.d.next = self.refill_count.q.val() + 1;
+        if self.refill_count.q.val() + 1 >= self.refill_clocks.val() {
+            self.refill_count.d.next = 0.into();
+            if self.take.val() {
+                self.tokens.d.next = self.tokens.q.val();
+            } else if self.tokens.q.val() < self.bucket_depth.val() {
+                self.tokens.d.next = self.tokens.q.val() + 1;
+            }
+        } else if self.take.val() {
+            self.tokens.d.next = self.tokens.q.val() - 1;
+        }
+        if self.tokens.q.val() > self.bucket_depth.val() {
+            self.tokens.d.next = self.bucket_depth.val();
+        }
+
+        self.cnp_sent.next = self.cnp_count.q.val();
+        self.resume_sent.next = self.resume_count.q.val();
+        self.suppressed.next = self.suppressed_count.q.val();
+        self.rate_limited.next = self.rate_limited_count.q.val();
+        self.tracker_full.next = self.tracker_full_count.q.val();
+        self.no_sqp.next = self.no_sqp_count.q.val();
+        if self.clear_counters.val() | self.reset.val() {
+            self.cnp_count.d.next = 0.into();
+            self.resume_count.d.next = 0.into();
+            self.suppressed_count.d.next = 0.into();
+            self.rate_limited_count.d.next = 0.into();
+            self.tracker_full_count.d.next = 0.into();
+            self.no_sqp_count.d.next = 0.into();
+        }
+        if self.reset.val() {
+            for i in 0..TRACKER_SLOTS {
+                self.trk_valid[i].d.next = false;
+            }
+            self.fifo_wptr.d.next = 0.into();
+            self.fifo_rptr.d.next = 0.into();
+            self.fifo_count.d.next = 0.into();
+            self.tokens.d.next = self.bucket_depth.val();
+            self.refill_count.d.next = 0.into();
+            self.above_since_us.d.next = self.now_us.val();
+        }
+    }
+}
+
+impl Default for LhController {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            enable: Default::default(),
+            now_us: Default::default(),
+            qd: Default::default(),
+            qd_kb: Default::default(),
+            k_min: Default::default(),
+            k_max: Default::default(),
+            sev1_threshold: Default::default(),
+            sev2_threshold: Default::default(),
+            sev_action0: Default::default(),
+            sev_action1: Default::default(),
+            sev_action2: Default::default(),
+            resume_action: Default::default(),
+            interval_us: Default::default(),
+            rtt_us: Default::default(),
+            refill_clocks: Default::default(),
+            bucket_depth: Default::default(),
+            hide_metric: Default::default(),
+            ipv4_longhaul: Default::default(),
+            ipv6_longhaul: Default::default(),
+            clear_counters: Default::default(),
+            res_valid: Default::default(),
+            res_sqp_valid: Default::default(),
+            res_sqp: Default::default(),
+            res_location: Default::default(),
+            res_src_ip: Default::default(),
+            res_ipv6: Default::default(),
+            res_src_mac: Default::default(),
+            res_pkey: Default::default(),
+            job_valid: Default::default(),
+            job_ready: Default::default(),
+            job_kind: Default::default(),
+            job_ipv6: Default::default(),
+            job_dst_mac: Default::default(),
+            job_dst_ip: Default::default(),
+            job_dqp: Default::default(),
+            job_pkey: Default::default(),
+            job_body: Default::default(),
+            cnp_sent: Default::default(),
+            resume_sent: Default::default(),
+            suppressed: Default::default(),
+            rate_limited: Default::default(),
+            tracker_full: Default::default(),
+            no_sqp: Default::default(),
+            slot_number: (0..TRACKER_SLOTS as u64)
+                .map(|i| Constant::new(i.to_bits()))
+                .collect(),
+            bit312: Constant::new(bit_cast::<314, 1>(bits::<1>(1)) << 312),
+            bit313: Constant::new(bit_cast::<314, 1>(bits::<1>(1)) << 313),
+            trk_valid: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            trk_location: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            trk_time: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            trk_qd: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            trk_row: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            trk_ip: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            trk_ipv6: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            trk_mac: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            trk_sqp: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            trk_pkey: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            fifo: (0..JOB_FIFO_DEPTH).map(|_| Default::default()).collect(),
+            fifo_wptr: Default::default(),
+            fifo_rptr: Default::default(),
+            fifo_count: Default::default(),
+            tokens: Default::default(),
+            refill_count: Default::default(),
+            above_since_us: Default::default(),
+            cnp_count: Default::default(),
+            resume_count: Default::default(),
+            suppressed_count: Default::default(),
+            rate_limited_count: Default::default(),
+            tracker_full_count: Default::default(),
+            no_sqp_count: Default::default(),
+            congested: Default::default(),
+            hit: Default::default(),
+            hit_slot: Default::default(),
+            free: Default::default(),
+            free_slot: Default::default(),
+            tracked: Default::default(),
+            tracked_slot: Default::default(),
+            hit_time: Default::default(),
+            hit_qd: Default::default(),
+            hit_row: Default::default(),
+            base_row: Default::default(),
+            row: Default::default(),
+            action: Default::default(),
+            can_send: Default::default(),
+            send_cnp: Default::default(),
+            send_slot: Default::default(),
+            resume_due: Default::default(),
+            send_resume: Default::default(),
+            metric: Default::default(),
+            body: Default::default(),
+            body_resume: Default::default(),
+            resume_ip: Default::default(),
+            resume_ipv6: Default::default(),
+            resume_mac: Default::default(),
+            resume_sqp: Default::default(),
+            resume_pkey: Default::default(),
+            sqp_lanes: Default::default(),
+            resume_sqp_lanes: Default::default(),
+            metric_lanes: Default::default(),
+            param_lanes: Default::default(),
+            resume_param_lanes: Default::default(),
+            longhaul: Default::default(),
+            resume_longhaul: Default::default(),
+            job_in: Default::default(),
+            job_out: Default::default(),
+            push: Default::default(),
+            pop: Default::default(),
+            take: Default::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hw_01_lh_controller_verilog_lints_clean() {
+        crate::verilog::assert_lints_clean::<LhController>("lh_controller");
+    }
+}
