@@ -5,8 +5,7 @@ use cngw_packet::parsed::{classify, FrameClass, ParsedHeader};
 use cngw_regmap::{control, feature, flow_command, flow_status, offset, Access, REGISTERS};
 use std::collections::BTreeMap;
 
-/// A flow-table key: {SIP, DIP (IPv4-mapped), DestQP}.
-pub type FlowKey = ([u8; 16], [u8; 16], u32);
+pub use cngw_packet::flow_key::FlowKey;
 
 /// A flow-table entry as the model keeps it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,7 +115,7 @@ impl GatewayModel {
             }
             a
         };
-        (
+        FlowKey::new(
             addr(offset::FLOW_SIP_0),
             addr(offset::FLOW_DIP_0),
             self.reg(offset::FLOW_DQP) & 0xFF_FFFF,
@@ -184,7 +183,7 @@ impl GatewayModel {
     /// LH-01: a RoCEv2 frame from dc_rx looks its flow up, inserting it
     /// without a source QP when new. Returns the entry.
     fn look_up_and_learn(&mut self, parsed: &ParsedHeader) -> FlowValue {
-        let key = (parsed.src_ip, parsed.dst_ip, parsed.dest_qp);
+        let key = FlowKey::of_header(parsed);
         let v = *self.flows.entry(key).or_insert(FlowValue {
             sqp: None,
             pinned: false,

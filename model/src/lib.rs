@@ -6,7 +6,9 @@
 //! what the counters read. Each feature issue extends it.
 pub mod ecn;
 pub mod gateway;
+pub mod learning;
 pub mod ports;
 
 pub use gateway::{Frame, GatewayModel, ModelOutput};
+pub use learning::{Binding, Learner, LearnerConfig, LearnerCounters, Method};
 pub use ports::{InPort, OutPort};

@@ -25,6 +25,7 @@
 //! | [`pcap`] | classic pcap read/write |
 //! | [`traffic`] | seeded RoCEv2 conversations (CM, WRITE, SEND, ACK) |
 //! | [`parsed`] | the hardware header parser's reference classifier |
+//! | [`flow_key`] | the flow table's key {SIP, DIP, DQP} |
 //!
 //! Code points the drafts leave open (all configurable by the callers):
 //! ICMPv6 type 200 ([`longhaul_icmpv6::DEFAULT_ICMPV6_TYPE`]), extension
@@ -45,6 +46,7 @@ pub mod envelope;
 pub mod error;
 pub mod ethernet;
 pub mod fast_cnp;
+pub mod flow_key;
 pub mod frame;
 pub mod icmp_extension;
 pub mod icmpv6;
@@ -74,6 +76,7 @@ pub use envelope::{Envelope, IpPair};
 pub use error::{BuildError, ChecksumError, Layer, ParseError};
 pub use ethernet::{EthernetHeader, MacAddr, VlanTag};
 pub use fast_cnp::FastCnp;
+pub use flow_key::FlowKey;
 pub use frame::{Frame, IpHeader, IpPacket, UdpChecksum, L4};
 pub use longhaul::{Action, LonghaulBody, LonghaulCnp};
 pub use longhaul_icmpv6::LonghaulIcmpv6;

@@ -1,6 +1,8 @@
 //! `FlowEntry`: the layout of one flow-table entry, and its plain-Rust
 //! mirror `FlowRecord` keyed by `FlowKey` (used by the reference model, the
-//! tests and, later, the driver).
+//! tests and, later, the driver). `FlowKey` itself is defined once, in
+//! `cngw_packet::flow_key`, for the model's source-QP learner too; its bit
+//! layout here is `FlowKeyBits`.
 //!
 //! ```text
 //!  386        107 106      99 98       91 90       59 58       27 26   3   2     1     0
@@ -60,49 +62,29 @@ impl From<Bits<ENTRY_BITS>> for FlowEntry {
     }
 }
 
-/// A flow key in plain Rust.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct FlowKey {
-    /// Source IPv6 address (or IPv4-mapped IPv4 address).
-    pub sip: u128,
-    /// Destination IPv6 address (or IPv4-mapped IPv4 address).
-    pub dip: u128,
-    /// BTH destination QP (24 bits).
-    pub dqp: u32,
-}
+pub use cngw_packet::flow_key::FlowKey;
 
-/// `::ffff:a.b.c.d`, the IPv4-mapped IPv6 address of an IPv4 address.
+/// `::ffff:a.b.c.d`, the IPv4-mapped IPv6 address of an IPv4 address, as
+/// the `u128` a [`FlowKey`] holds.
 pub fn ipv4_mapped(addr: [u8; 4]) -> u128 {
-    0xffff_u128 << 32 | u32::from_be_bytes(addr) as u128
+    u128::from_be_bytes(cngw_packet::parsed::ipv4_mapped(addr))
 }
 
-impl FlowKey {
-    /// Key of an IPv4 flow.
-    pub fn ipv4(sip: [u8; 4], dip: [u8; 4], dqp: u32) -> Self {
-        Self {
-            sip: ipv4_mapped(sip),
-            dip: ipv4_mapped(dip),
-            dqp: dqp & 0xff_ffff,
-        }
-    }
+/// The key as the hardware holds it: SIP in bits 279..152, DIP 151..24,
+/// DQP 23..0.
+pub trait FlowKeyBits: Sized {
+    fn to_bits(&self) -> Bits<KEY_BITS>;
+    fn from_bits(key: Bits<KEY_BITS>) -> Self;
+}
 
-    /// The 35 bytes the hash runs over: SIP, DIP, DQP, network order.
-    pub fn to_bytes(&self) -> [u8; 35] {
-        let mut b = [0u8; 35];
-        b[..16].copy_from_slice(&self.sip.to_be_bytes());
-        b[16..32].copy_from_slice(&self.dip.to_be_bytes());
-        b[32..].copy_from_slice(&self.dqp.to_be_bytes()[1..]);
-        b
-    }
-
-    /// The key as the hardware holds it.
-    pub fn to_bits(&self) -> Bits<KEY_BITS> {
+impl FlowKeyBits for FlowKey {
+    fn to_bits(&self) -> Bits<KEY_BITS> {
         (u128_to_bits::<KEY_BITS>(self.sip) << 152)
             | (u128_to_bits::<KEY_BITS>(self.dip) << 24)
             | u128_to_bits::<KEY_BITS>((self.dqp & 0xff_ffff) as u128)
     }
 
-    pub fn from_bits(key: Bits<KEY_BITS>) -> Self {
+    fn from_bits(key: Bits<KEY_BITS>) -> Self {
         Self {
             sip: key.get_bits::<128>(152).to_u128(),
             dip: key.get_bits::<128>(24).to_u128(),

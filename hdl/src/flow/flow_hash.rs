@@ -121,7 +121,7 @@ impl<const BUCKET_BITS: usize> Logic for FlowHash<BUCKET_BITS> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flow::flow_entry::ipv4_mapped;
+    use crate::flow::flow_entry::{ipv4_mapped, FlowKeyBits};
 
     #[test]
     fn lh_01_hash_is_standard_crc32c() {

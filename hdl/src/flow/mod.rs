@@ -4,7 +4,7 @@ pub mod flow_hash;
 pub mod flow_table;
 pub mod flow_table_model;
 
-pub use flow_entry::{FlowEntry, FlowKey, FlowRecord};
+pub use flow_entry::{FlowEntry, FlowKey, FlowKeyBits, FlowRecord};
 pub use flow_hash::FlowHash;
 pub use flow_table::{FlowOp, FlowTable, GatewayFlowTable};
 pub use flow_table_model::FlowTableModel;
