@@ -100,7 +100,13 @@ const _: () = {
     assert!(REGISTERS[64].offset == offset::FLOW_LEARNED);
     assert!(REGISTERS[65].offset == offset::FLOW_INSERT_FAILURES);
     assert!(REGISTERS[66].offset == offset::FLOW_LOOKUPS_WITHOUT_SQP);
-    assert!(REGISTERS.len() == 67);
+    assert!(REGISTERS[67].offset == offset::FLOW_LOCATION);
+    assert!(REGISTERS[68].offset == offset::FLOW_AGE_TIMEOUT_US);
+    assert!(REGISTERS[69].offset == offset::FLOW_AGED);
+    assert!(REGISTERS[70].offset == offset::FLOW_RESULT_SIP_0);
+    assert!(REGISTERS[74].offset == offset::FLOW_RESULT_DIP_0);
+    assert!(REGISTERS[78].offset == offset::FLOW_RESULT_DQP);
+    assert!(REGISTERS.len() == 79);
 };
 
 #[derive(LogicBlock)]
@@ -155,6 +161,9 @@ pub struct Gateway {
     cmd_op: DFF<Bits<3>>,
     flow_status: DFF<Bits<32>>,
     flow_result_sqp: DFF<Bits<32>>,
+    flow_result_key: DFF<Bits<280>>,
+    result_words: Vec<Signal<Local, Bits<32>>>,
+    result_swapped: Vec<Signal<Local, Bits<32>>>,
     notify_count: DFF<Bits<32>>,
     data_req: Signal<Local, Bit>,
     csr_req: Signal<Local, Bit>,
@@ -209,6 +218,9 @@ impl Default for Gateway {
             cmd_op: Default::default(),
             flow_status: Default::default(),
             flow_result_sqp: Default::default(),
+            flow_result_key: Default::default(),
+            result_words: (0..8).map(|_| Default::default()).collect(),
+            result_swapped: (0..8).map(|_| Default::default()).collect(),
             notify_count: Default::default(),
             data_req: Default::default(),
             csr_req: Default::default(),
@@ -260,6 +272,7 @@ impl Logic for Gateway {
             cmd_op,
             flow_status,
             flow_result_sqp,
+            flow_result_key,
             notify_count
         );
         for i in 0..5 {
@@ -391,6 +404,9 @@ impl Logic for Gateway {
             if self.csr.values[60].val().get_bit(2) {
                 self.cmd_op.d.next = 4.into();
             }
+            if self.csr.values[60].val().get_bit(3) {
+                self.cmd_op.d.next = 5.into();
+            }
             self.flow_status.d.next = 0.into();
         }
         self.data_req.next = self.dc_hdr.valid.val() & (self.dc_hdr.class.val() == 1);
@@ -412,13 +428,13 @@ impl Logic for Gateway {
             self.flow_table.req_dqp.next = self.csr.values[58].val().get_bits::<24>(0);
         }
         self.flow_table.req_bytes.next = 0.into();
-        self.flow_table.req_bucket.next = 0.into();
-        self.flow_table.req_slot.next = 0.into();
-        self.flow_table.req_in_stash.next = false;
+        self.flow_table.req_bucket.next = self.csr.values[67].val().get_bits::<12>(4);
+        self.flow_table.req_slot.next = self.csr.values[67].val().get_bits::<4>(0);
+        self.flow_table.req_in_stash.next = self.csr.values[67].val().get_bit(16);
         self.flow_table.now.next = self.now_us.q.val();
         self.flow_table.window_epoch.next = 0.into();
-        self.flow_table.aging_enable.next = false;
-        self.flow_table.age_timeout.next = 0.into();
+        self.flow_table.aging_enable.next = self.csr.values[68].val().any();
+        self.flow_table.age_timeout.next = self.csr.values[68].val();
         self.flow_table.clear_counters.next = self.csr.values[5].val().get_bit(0);
 
         // What each request needs five clocks later.
@@ -448,7 +464,9 @@ impl Logic for Gateway {
 
         // CSR command results.
         self.status_word.next = bits::<32>(1);
-        if self.flow_table.resp_hit.val() {
+        if self.flow_table.resp_hit.val()
+            | ((self.cmd_op.q.val() == 5) & self.flow_table.resp_entry.val().valid)
+        {
             self.status_word.next = self.status_word.val() | 2;
         }
         if self.flow_table.resp_failed.val() | self.flow_table.resp_dropped.val() {
@@ -463,6 +481,15 @@ impl Logic for Gateway {
         if self.flow_table.resp_valid.val() & self.pipe[4].q.val().get_bit(194) {
             self.flow_status.d.next = self.status_word.val();
             self.flow_result_sqp.d.next = bit_cast::<32, 24>(self.flow_table.resp_sqp.val());
+            self.flow_result_key.d.next = self.flow_table.resp_entry.val().key;
+        }
+        // The result key in network-order words (its addresses are in lane order).
+        for i in 0..8 {
+            self.result_words[i].next = self.flow_result_key.q.val().get_bits::<32>(24 + 32 * i);
+            self.result_swapped[i].next = (self.result_words[i].val() >> 24)
+                | ((self.result_words[i].val() >> 8) & 0xFF00)
+                | ((self.result_words[i].val() << 8) & 0xFF_0000)
+                | (self.result_words[i].val() << 24);
         }
 
         // Second level.
@@ -574,6 +601,17 @@ impl Logic for Gateway {
         self.csr.status[64].next = self.flow_table.learned.val();
         self.csr.status[65].next = self.flow_table.insert_failures.val();
         self.csr.status[66].next = self.flow_table.lookups_without_sqp.val();
+        self.csr.status[69].next = self.flow_table.aged.val();
+        self.csr.status[70].next = self.result_swapped[4].val();
+        self.csr.status[71].next = self.result_swapped[5].val();
+        self.csr.status[72].next = self.result_swapped[6].val();
+        self.csr.status[73].next = self.result_swapped[7].val();
+        self.csr.status[74].next = self.result_swapped[0].val();
+        self.csr.status[75].next = self.result_swapped[1].val();
+        self.csr.status[76].next = self.result_swapped[2].val();
+        self.csr.status[77].next = self.result_swapped[3].val();
+        self.csr.status[78].next =
+            bit_cast::<32, 24>(self.flow_result_key.q.val().get_bits::<24>(0));
     }
 }
 

@@ -98,7 +98,7 @@ impl GatewayModel {
                         self.registers.insert(r.offset, 0);
                     }
                 }
-                if offset == offset::FLOW_COMMAND && value & 0x7 != 0 {
+                if offset == offset::FLOW_COMMAND && value & 0xF != 0 {
                     self.flow_command(value);
                 }
                 true
@@ -126,6 +126,14 @@ impl GatewayModel {
     /// command bit set wins, as in the RTL's decoder: delete over insert
     /// over look-up).
     fn flow_command(&mut self, command: u32) {
+        if command & flow_command::READ_LOCATION != 0 {
+            // Where a flow sits depends on the RTL's hash and insertion
+            // order, which the model does not keep: iteration is checked
+            // against the flows the RTL reports (testbench/tests/flows.rs).
+            self.registers
+                .insert(offset::FLOW_STATUS, flow_status::DONE);
+            return;
+        }
         let key = self.command_key();
         let before = self.flows.get(&key).copied();
         let mut status = flow_status::DONE;
@@ -165,6 +173,23 @@ impl GatewayModel {
             offset::FLOW_RESULT_SQP,
             shown.and_then(|v| v.sqp).unwrap_or(0),
         );
+        if shown.is_some() {
+            let words = |a: u128| {
+                a.to_be_bytes()
+                    .chunks(4)
+                    .map(|c| u32::from_be_bytes(c.try_into().unwrap()))
+                    .collect::<Vec<_>>()
+            };
+            for (i, w) in words(key.sip).into_iter().enumerate() {
+                self.registers
+                    .insert(offset::FLOW_RESULT_SIP_0 + 4 * i as u32, w);
+            }
+            for (i, w) in words(key.dip).into_iter().enumerate() {
+                self.registers
+                    .insert(offset::FLOW_RESULT_DIP_0 + 4 * i as u32, w);
+            }
+            self.registers.insert(offset::FLOW_RESULT_DQP, key.dqp);
+        }
         self.update_flow_gauges();
     }
 

@@ -127,6 +127,7 @@ pub mod flow_command {
     pub const LOOKUP: u32 = 1 << 0;
     pub const INSERT_STATIC: u32 = 1 << 1;
     pub const DELETE: u32 = 1 << 2;
+    pub const READ_LOCATION: u32 = 1 << 3;
 }
 
 /// Bits of `FLOW_STATUS`.
@@ -146,6 +147,15 @@ pub const NOT_CLEARED: &[u32] = &[
     offset::FLOW_RESULT_SQP,
     offset::FLOW_OCCUPANCY,
     offset::FLOW_LEARNED,
+    offset::FLOW_RESULT_SIP_0,
+    offset::FLOW_RESULT_SIP_1,
+    offset::FLOW_RESULT_SIP_2,
+    offset::FLOW_RESULT_SIP_3,
+    offset::FLOW_RESULT_DIP_0,
+    offset::FLOW_RESULT_DIP_1,
+    offset::FLOW_RESULT_DIP_2,
+    offset::FLOW_RESULT_DIP_3,
+    offset::FLOW_RESULT_DQP,
 ];
 
 const FEATURE_FIELDS: &[Field] = &[
@@ -276,6 +286,33 @@ const FLOW_COMMAND_FIELDS: &[Field] = &[
         width: 1,
         doc: "remove the key",
     },
+    Field {
+        name: "read_location",
+        lsb: 3,
+        width: 1,
+        doc: "read the entry at FLOW_LOCATION (iteration)",
+    },
+];
+
+const FLOW_LOCATION_FIELDS: &[Field] = &[
+    Field {
+        name: "slot",
+        lsb: 0,
+        width: 4,
+        doc: "way 0..3 of the bucket, or stash slot 0..7",
+    },
+    Field {
+        name: "bucket",
+        lsb: 4,
+        width: 12,
+        doc: "bucket 0..4095",
+    },
+    Field {
+        name: "stash",
+        lsb: 16,
+        width: 1,
+        doc: "the slot is in the stash",
+    },
 ];
 
 const FLOW_STATUS_FIELDS: &[Field] = &[
@@ -289,7 +326,7 @@ const FLOW_STATUS_FIELDS: &[Field] = &[
         name: "hit",
         lsb: 1,
         width: 1,
-        doc: "the key was in the table",
+        doc: "the key was in the table (read_location: the slot holds an entry)",
     },
     Field {
         name: "failed",
@@ -469,6 +506,30 @@ register_map! {
     FLOW_INSERT_FAILURES @ 0x33C : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// RoCEv2 packets toward the WAN whose flow has no source QP.
     FLOW_LOOKUPS_WITHOUT_SQP @ 0x340 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Flow-table location for `FLOW_COMMAND.read_location`: slot [3:0] (way 0..3, or stash slot), bucket [15:4], stash [16].
+    FLOW_LOCATION @ 0x344 : ReadWrite = 0, volatile = false, fields = FLOW_LOCATION_FIELDS;
+    /// Idle time after which a flow that is not static leaves the table, in microseconds; 0 turns aging off (LH-01).
+    FLOW_AGE_TIMEOUT_US @ 0x348 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Flows removed by aging.
+    FLOW_AGED @ 0x34C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Key of the entry the last flow-table command found: source IP bytes 0..3 (network order).
+    FLOW_RESULT_SIP_0 @ 0x350 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Source IP bytes 4..7.
+    FLOW_RESULT_SIP_1 @ 0x354 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Source IP bytes 8..11.
+    FLOW_RESULT_SIP_2 @ 0x358 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Source IP bytes 12..15.
+    FLOW_RESULT_SIP_3 @ 0x35C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Destination IP bytes 0..3.
+    FLOW_RESULT_DIP_0 @ 0x360 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Destination IP bytes 4..7.
+    FLOW_RESULT_DIP_1 @ 0x364 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Destination IP bytes 8..11.
+    FLOW_RESULT_DIP_2 @ 0x368 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Destination IP bytes 12..15.
+    FLOW_RESULT_DIP_3 @ 0x36C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Destination QP of the entry the last flow-table command found.
+    FLOW_RESULT_DQP @ 0x370 : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).
