@@ -1,5 +1,6 @@
 //! The gateway model: forwarding, parsing and counters.
 
+use crate::longhaul::{LonghaulModel, Notification, Packet, Registers, RegistersMut};
 use crate::ports::{InPort, OutPort};
 use cngw_packet::parsed::{classify, FrameClass, ParsedHeader};
 use cngw_regmap::{control, feature, flow_command, flow_status, offset, Access, REGISTERS};
@@ -39,10 +40,47 @@ pub struct ModelOutput {
 /// Behavioural model of the gateway's registers and data path.
 #[derive(Clone, Debug)]
 pub struct GatewayModel {
-    registers: BTreeMap<u32, u32>,
+    registers: Regs,
     /// The flow table (LH-01). The model has no capacity limit: tests stay
     /// far below the 16,384 entries where the RTL's buckets could overflow.
     flows: BTreeMap<FlowKey, FlowValue>,
+    /// The second level (LH-05..LH-09).
+    lh: LonghaulModel,
+    /// The last decision clock the model was told.
+    lh_clock: u64,
+}
+
+/// The register file, as the second-level model reads it.
+#[derive(Clone, Debug, Default)]
+struct Regs(BTreeMap<u32, u32>);
+
+impl std::ops::Deref for Regs {
+    type Target = BTreeMap<u32, u32>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Regs {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl Registers for Regs {
+    fn reg(&self, offset: u32) -> u32 {
+        self.0[&offset]
+    }
+}
+
+impl RegistersMut for Regs {
+    fn view(&self) -> &dyn Registers {
+        self
+    }
+    fn count(&mut self, offset: u32) {
+        let c = self.0.entry(offset).or_insert(0);
+        *c = c.wrapping_add(1);
+    }
 }
 
 impl Default for GatewayModel {
@@ -68,8 +106,10 @@ impl GatewayModel {
             })
             .collect();
         GatewayModel {
-            registers,
+            registers: Regs(registers),
             flows: BTreeMap::new(),
+            lh: LonghaulModel::new(0),
+            lh_clock: 0,
         }
     }
 
@@ -220,6 +260,31 @@ impl GatewayModel {
         v
     }
 
+    /// Time base of the second level: the absolute clock at which reset
+    /// was released (`cngw_sim::Gateway::reset_released_at`).
+    pub fn set_reset_clock(&mut self, clock: u64) {
+        self.lh = LonghaulModel::new(clock);
+        self.lh_clock = clock;
+    }
+
+    /// The telemetry input reported `bytes` in absolute clock `clock`.
+    pub fn set_queue_depth_at(&mut self, bytes: u32, clock: u64) {
+        self.lh
+            .queue_depth_changed(bytes, clock, &mut self.registers);
+        self.lh_clock = self.lh_clock.max(clock);
+        self.set_queue_depth(bytes);
+    }
+
+    /// Lets time pass to absolute clock `clock` (Resumes, LH-09).
+    pub fn advance_to(&mut self, clock: u64) {
+        self.lh.advance_to(clock, &mut self.registers);
+    }
+
+    /// Notifications toward senders decided so far, oldest first (taken).
+    pub fn take_notifications(&mut self) -> Vec<Notification> {
+        self.lh.take_notifications()
+    }
+
     /// The external queue-depth input reported `bytes`.
     pub fn set_queue_depth(&mut self, bytes: u32) {
         self.registers
@@ -242,7 +307,22 @@ impl GatewayModel {
     }
 
     /// One frame arriving on `port`: what the gateway emits and counts.
+    /// Time-dependent decisions (LH-08, LH-09) are taken at the last clock
+    /// the model was told; see [`GatewayModel::receive_at`].
     pub fn receive(&mut self, port: InPort, frame: &Frame) -> ModelOutput {
+        self.receive_at(port, frame, None)
+    }
+
+    /// [`GatewayModel::receive`] with the clock of the frame's parsed
+    /// header (`ParsedAt::cycle` of the bench): the second level decides
+    /// `DECISION_DELAY` clocks later.
+    pub fn receive_at(
+        &mut self,
+        port: InPort,
+        frame: &Frame,
+        header_clock: Option<u64>,
+    ) -> ModelOutput {
+        let decision_clock = header_clock.map(|c| c + crate::longhaul::DECISION_DELAY);
         let parsed = classify(&frame.data);
         let (rx, roce, non_roce, malformed, tx) = match port {
             InPort::DcRx => (
@@ -268,16 +348,18 @@ impl GatewayModel {
         });
         if port == InPort::DcRx && parsed.class == FrameClass::Roce {
             let flow = self.look_up_and_learn(&parsed);
-            // LH-05: a congested packet of a flow without a source QP gets
-            // no notification and is counted. (Notifications themselves are
-            // not modelled yet: they depend on clocks, tokens and the
-            // tracker, which the RTL tests check directly.)
-            if self.reg(offset::FEATURE_ENABLE) & feature::LH_CNP != 0
-                && self.reg(offset::PORT0_QUEUE_DEPTH_BYTES) > self.reg(offset::PORT0_K_MAX_BYTES)
-                && flow.sqp.is_none()
-            {
-                self.count(offset::LH_CNP_NO_SQP);
-            }
+            let pkt = Packet {
+                key: FlowKey::of_header(&parsed),
+                sqp: flow.sqp,
+                src_mac: frame.data[6..12].try_into().unwrap(),
+                pkey: parsed.pkey,
+            };
+            let clock = match decision_clock {
+                Some(c) => c,
+                None => self.lh_clock,
+            };
+            self.lh_clock = clock;
+            self.lh.decide(&pkt, clock, &mut self.registers);
         }
         // Frames are forwarded whatever they hold, malformed ones included
         // (they are only counted).

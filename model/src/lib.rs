@@ -7,8 +7,10 @@
 pub mod ecn;
 pub mod gateway;
 pub mod learning;
+pub mod longhaul;
 pub mod ports;
 
 pub use gateway::{Frame, GatewayModel, ModelOutput};
 pub use learning::{Binding, Learner, LearnerConfig, LearnerCounters, Method};
+pub use longhaul::Notification;
 pub use ports::{InPort, OutPort};

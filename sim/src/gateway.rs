@@ -195,6 +195,7 @@ pub struct Gateway {
     model: *mut ffi::CngwModel,
     dirty: bool,
     cycle: u64,
+    reset_released_at: u64,
     reset: u32,
     inputs: [StreamPorts; 2],
     outputs: [StreamPorts; 2],
@@ -220,6 +221,7 @@ impl Gateway {
             model,
             dirty: true,
             cycle: 0,
+            reset_released_at: 0,
             reset: port_index("reset"),
             inputs: [StreamPorts::named("dc_rx"), StreamPorts::named("wan_rx")],
             outputs: [StreamPorts::named("dc_tx"), StreamPorts::named("wan_tx")],
@@ -356,6 +358,12 @@ impl Gateway {
         self.cycle
     }
 
+    /// The clock in which reset was last released: clock 0 of the
+    /// gateway's time base (its microsecond counter, the token bucket).
+    pub fn reset_released_at(&self) -> u64 {
+        self.reset_released_at
+    }
+
     /// Holds `reset` for four clocks with every input idle.
     pub fn reset(&mut self) {
         for port in InPort::ALL {
@@ -365,6 +373,7 @@ impl Gateway {
         self.set_u32(self.reset, 1);
         self.run(4);
         self.set_u32(self.reset, 0);
+        self.reset_released_at = self.cycle();
         // The flow table clears its block RAM after reset, one bucket per
         // clock; frames before that would pass but not be looked up.
         self.run(FLOW_TABLE_FLUSH_CLOCKS);

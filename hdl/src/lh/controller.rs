@@ -38,8 +38,11 @@
 //! sender's family is enabled (`ipv4_longhaul`, `ipv6_longhaul`), else a
 //! standard CNP; the tracker and the rate limit apply the same way.
 //!
-//! Token bucket (LH-08): `bucket_depth` tokens (1..8) after reset; one more
-//! every `refill_clocks` clocks, up to the depth.
+//! Token bucket (LH-08): `bucket_depth` tokens (1..8) after reset; while the
+//! bucket is not full, one more every `refill_clocks` clocks, counted from
+//! the clock after a token was taken from the full bucket (the counter
+//! rests while the bucket is full, so the timing never depends on when the
+//! registers were written).
 //!
 //! Times are in microseconds from `now_us`; comparisons are modulo 2^32.
 //! Latency: a decision is registered one clock after `res_valid` and the
@@ -444,21 +447,25 @@ impl Logic for LhController {
             self.fifo_count.d.next = self.fifo_count.q.val() - 1;
         }
 
-        // Token bucket.
+        // Token bucket. The refill counter runs only while the bucket is
+        // not full, so a token comes back `refill_clocks` after it was
+        // taken from a full bucket, whatever the counter did before.
         self.take.next = self.push.val();
         self.refill_count.d.next = self.refill_count.q.val() + 1;
-        if self.refill_count.q.val() + 1 >= self.refill_clocks.val() {
+        if self.tokens.q.val() >= self.bucket_depth.val() {
             self.refill_count.d.next = 0.into();
             if self.take.val() {
-                self.tokens.d.next = self.tokens.q.val();
-            } else if self.tokens.q.val() < self.bucket_depth.val() {
+                self.tokens.d.next = self.tokens.q.val() - 1;
+            } else {
+                self.tokens.d.next = self.bucket_depth.val();
+            }
+        } else if self.refill_count.q.val() + 1 >= self.refill_clocks.val() {
+            self.refill_count.d.next = 0.into();
+            if !self.take.val() {
                 self.tokens.d.next = self.tokens.q.val() + 1;
             }
         } else if self.take.val() {
             self.tokens.d.next = self.tokens.q.val() - 1;
-        }
-        if self.tokens.q.val() > self.bucket_depth.val() {
-            self.tokens.d.next = self.bucket_depth.val();
         }
 
         self.cnp_sent.next = self.cnp_count.q.val();

@@ -1,0 +1,355 @@
+//! Reference model of the Long-haul CNP second level (LH-05..LH-09, LH-12,
+//! LH-14, LH-15): the rules of `hdl/src/lh/controller.rs`, clock-exact
+//! where they depend on time.
+//!
+//! Time is counted in clocks since reset was released (`k`), as the RTL
+//! counts it: the microsecond clock reads `k / CLOCKS_PER_US`; the token
+//! bucket, while not full, gains a token every `LH_BUCKET_REFILL_CLOCKS`
+//! clocks counted from the clock after a token left the full bucket. A packet's decision happens five clocks
+//! after its parsed header appears (the flow table's latency), and a new
+//! telemetry depth reaches the controller three clocks after it is sampled.
+//! The model is told those clocks ([`LonghaulModel::decide`],
+//! [`LonghaulModel::queue_depth_changed`]) and produces the notification
+//! frames in the order the RTL sends them, with the clock of each decision.
+
+use crate::Frame;
+use cngw_packet::cnp::Cnp;
+use cngw_packet::envelope::Envelope;
+use cngw_packet::flow_key::FlowKey;
+use cngw_packet::longhaul::{metric_type, Action, LonghaulBody, LonghaulCnp};
+use cngw_packet::longhaul_rocev2::LonghaulRocev2;
+use cngw_regmap::{lh_option, offset};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// Notified flows the RTL tracks per port.
+pub const TRACKER_SLOTS: usize = 8;
+
+/// Clocks from a parsed header to its flow's decision.
+pub const DECISION_DELAY: u64 = 5;
+/// Clocks from sampling a telemetry depth to the controller seeing it.
+pub const QUEUE_DEPTH_DELAY: u64 = 3;
+
+/// What the controller remembers of a notified flow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Tracked {
+    key: FlowKey,
+    time_us: u32,
+    qd: u32,
+    row: u8,
+    sqp: u32,
+    mac: [u8; 6],
+    pkey: u16,
+}
+
+/// A notification the model expects, with the clock it was decided in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notification {
+    pub clock: u64,
+    pub frame: Frame,
+}
+
+/// The packet fields a decision uses.
+#[derive(Clone, Debug)]
+pub struct Packet {
+    pub key: FlowKey,
+    pub sqp: Option<u32>,
+    pub src_mac: [u8; 6],
+    pub pkey: u16,
+}
+
+/// Register values the controller reads (a view of the model's registers).
+pub trait Registers {
+    fn reg(&self, offset: u32) -> u32;
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct LonghaulModel {
+    reset_clock: u64,
+    tracker: [Option<Tracked>; TRACKER_SLOTS],
+    tokens: Option<u32>,
+    /// While the bucket is not full: the clock its refill counter was 0.
+    refill_anchor: u64,
+    /// Clock (since reset) up to which time has been simulated.
+    now: u64,
+    /// Queue depth the controller sees, and since which clock.
+    qd: u32,
+    /// The last clock with the depth at or above K_min (`None`: since reset).
+    last_high: Option<u64>,
+    pending: Vec<Notification>,
+}
+
+fn now_us(k: u64, regs: &dyn Registers) -> u32 {
+    (k / regs.reg(offset::CLOCKS_PER_US).max(1) as u64) as u32
+}
+
+fn depth(regs: &dyn Registers) -> u32 {
+    regs.reg(offset::LH_BUCKET_DEPTH).min(8) & 0xF
+}
+
+impl LonghaulModel {
+    /// The state after a reset released at absolute clock `reset_clock`.
+    pub fn new(reset_clock: u64) -> Self {
+        LonghaulModel {
+            reset_clock,
+            ..Default::default()
+        }
+    }
+
+    fn k(&self, clock: u64) -> u64 {
+        clock.saturating_sub(self.reset_clock)
+    }
+
+    /// Tokens at clock `k` (refills since the last event added, capped).
+    fn tokens_at(&mut self, k: u64, regs: &dyn Registers) -> u32 {
+        let d = depth(regs);
+        let r = regs.reg(offset::LH_BUCKET_REFILL_CLOCKS).max(1) as u64;
+        let mut t = self.tokens.unwrap_or(8).min(d);
+        if t < d && k > self.refill_anchor {
+            let n = (k - self.refill_anchor) / r;
+            t = (t as u64 + n).min(d as u64) as u32;
+            self.refill_anchor += n * r;
+        }
+        self.tokens = Some(t);
+        t
+    }
+
+    /// Takes a token at clock `k` (after `tokens_at(k)` said there is one).
+    fn take_token(&mut self, k: u64, regs: &dyn Registers) {
+        let t = self.tokens.unwrap();
+        if t >= depth(regs) {
+            self.refill_anchor = k + 1;
+        }
+        self.tokens = Some(t - 1);
+    }
+
+    /// The first clock after `k` at which a refill is visible.
+    fn next_refill(&self, k: u64, regs: &dyn Registers) -> u64 {
+        let r = regs.reg(offset::LH_BUCKET_REFILL_CLOCKS).max(1) as u64;
+        if k < self.refill_anchor {
+            return self.refill_anchor + r;
+        }
+        self.refill_anchor + ((k - self.refill_anchor) / r + 1) * r
+    }
+
+    /// Simulates Resumes up to (not including) absolute clock `clock`.
+    pub fn advance_to(&mut self, clock: u64, regs_mut: &mut dyn RegistersMut) {
+        let end = self.k(clock);
+        let mut sent = 0;
+        let regs = regs_mut.view();
+        let enable = regs.reg(offset::FEATURE_ENABLE) & cngw_regmap::feature::LH_CNP != 0;
+        let k_min = regs.reg(offset::PORT0_K_MIN_BYTES);
+        let rtt = regs.reg(offset::PORT0_RTT_EST_US);
+        let p = regs.reg(offset::CLOCKS_PER_US).max(1) as u64;
+        if !enable || self.qd >= k_min {
+            if self.qd >= k_min && end > 0 {
+                self.last_high = Some(end - 1);
+            }
+            self.now = self.now.max(end);
+            return;
+        }
+        let base_us = self.last_high.map(|c| now_us(c, regs)).unwrap_or(0);
+        // First clock with now_us >= base_us + rtt.
+        let due = (base_us as u64 + rtt as u64) * p;
+        let mut k = self.now.max(due);
+        while k < end && self.tracker.iter().any(|t| t.is_some()) {
+            if self.tokens_at(k, regs) == 0 {
+                k = self.next_refill(k, regs);
+                continue;
+            }
+            let slot = self.tracker.iter().position(|t| t.is_some()).unwrap();
+            let t = self.tracker[slot].take().unwrap();
+            let action = regs.reg(offset::LH_RESUME_ACTION);
+            let frame = self.frame(&t.key, t.sqp, t.mac, t.pkey, action, regs);
+            self.pending.push(Notification {
+                clock: self.reset_clock + k,
+                frame,
+            });
+            self.take_token(k, regs);
+            sent += 1;
+            k += 1;
+        }
+        self.now = self.now.max(end);
+        for _ in 0..sent {
+            regs_mut.count(offset::LH_RESUME_SENT);
+            count_sent(regs_mut);
+        }
+    }
+
+    /// The telemetry depth `bytes` was sampled in absolute clock `clock`.
+    pub fn queue_depth_changed(&mut self, bytes: u32, clock: u64, regs: &mut dyn RegistersMut) {
+        let eff = clock + QUEUE_DEPTH_DELAY;
+        self.advance_to(eff, regs);
+        let k_min = regs.view().reg(offset::PORT0_K_MIN_BYTES);
+        let k = self.k(eff);
+        if self.qd >= k_min && k > 0 {
+            self.last_high = Some(k - 1);
+        }
+        self.qd = bytes;
+    }
+
+    /// The controller's decision for a RoCEv2 packet toward the WAN, in
+    /// absolute clock `clock`. Returns whether a notification was queued.
+    pub fn decide(&mut self, pkt: &Packet, clock: u64, regs: &mut dyn RegistersMut) -> bool {
+        self.advance_to(clock, regs);
+        let k = self.k(clock);
+        let r = regs.view();
+        let enable = r.reg(offset::FEATURE_ENABLE) & cngw_regmap::feature::LH_CNP != 0;
+        let qd = self.qd;
+        if !(enable && qd > r.reg(offset::PORT0_K_MAX_BYTES)) {
+            return false;
+        }
+        let Some(sqp) = pkt.sqp else {
+            regs.count(offset::LH_CNP_NO_SQP);
+            return false;
+        };
+        let now = now_us(k, r);
+        let interval = match r.reg(offset::PORT0_FLOW_INTERVAL_US) {
+            0 => r.reg(offset::PORT0_RTT_EST_US),
+            v => v,
+        };
+        let hit = self
+            .tracker
+            .iter()
+            .position(|t| t.as_ref().is_some_and(|t| t.key == pkt.key));
+        if let Some(h) = hit {
+            if now.wrapping_sub(self.tracker[h].as_ref().unwrap().time_us) < interval {
+                regs.count(offset::LH_CNP_SUPPRESSED);
+                return false;
+            }
+        }
+        let free = self.tracker.iter().position(|t| t.is_none());
+        if hit.is_none() && free.is_none() {
+            regs.count(offset::LH_CNP_TRACKER_FULL);
+            return false;
+        }
+        if self.tokens_at(k, regs.view()) == 0 {
+            regs.count(offset::LH_CNP_RATE_LIMITED);
+            return false;
+        }
+        let r = regs.view();
+        let mut row = 0u8;
+        if qd > r.reg(offset::LH_SEV1_THRESHOLD_BYTES) {
+            row = 1;
+        }
+        if qd > r.reg(offset::LH_SEV2_THRESHOLD_BYTES) {
+            row = 2;
+        }
+        if let Some(h) = hit {
+            let t = self.tracker[h].as_ref().unwrap();
+            if qd > t.qd && t.row < 2 && t.row >= row {
+                row = t.row + 1;
+            }
+        }
+        let action = match row {
+            0 => r.reg(offset::LH_SEV0_ACTION),
+            1 => r.reg(offset::LH_SEV1_ACTION),
+            _ => r.reg(offset::LH_SEV2_ACTION),
+        };
+        let frame = self.frame(&pkt.key, sqp, pkt.src_mac, pkt.pkey, action, r);
+        self.pending.push(Notification { clock, frame });
+        self.tracker[hit.or(free).unwrap()] = Some(Tracked {
+            key: pkt.key,
+            time_us: now,
+            qd,
+            row,
+            sqp,
+            mac: pkt.src_mac,
+            pkey: pkt.pkey,
+        });
+        self.take_token(k, regs.view());
+        regs.count(offset::LH_CNP_SENT);
+        count_sent(regs);
+        true
+    }
+
+    /// Notifications decided so far, oldest first (taken).
+    pub fn take_notifications(&mut self) -> Vec<Notification> {
+        std::mem::take(&mut self.pending)
+    }
+
+    /// The frame for the flow `key` with the action register `action`.
+    fn frame(
+        &self,
+        key: &FlowKey,
+        sqp: u32,
+        mac: [u8; 6],
+        pkey: u16,
+        action: u32,
+        r: &dyn Registers,
+    ) -> Frame {
+        let options = r.reg(offset::LH_OPTIONS);
+        let hide = options & lh_option::HIDE_METRIC != 0;
+        let sender = Ipv6Addr::from(key.sip);
+        let gw_mac_hi = r.reg(offset::GW_MAC_HI).to_be_bytes();
+        let gw_mac_lo = r.reg(offset::GW_MAC_LO).to_be_bytes();
+        let gw_mac = [
+            gw_mac_hi[2],
+            gw_mac_hi[3],
+            gw_mac_lo[0],
+            gw_mac_lo[1],
+            gw_mac_lo[2],
+            gw_mac_lo[3],
+        ];
+        let (env, longhaul) = match sender.to_ipv4_mapped() {
+            Some(v4) => (
+                Envelope::ipv4(Ipv4Addr::from(r.reg(offset::GW_IPV4)), v4),
+                options & lh_option::IPV4_LONGHAUL != 0,
+            ),
+            None => {
+                let mut a = [0u8; 16];
+                for i in 0..4 {
+                    a[4 * i..4 * i + 4]
+                        .copy_from_slice(&r.reg(offset::GW_IPV6_0 + 4 * i as u32).to_be_bytes());
+                }
+                (
+                    Envelope::ipv6(Ipv6Addr::from(a), sender),
+                    options & lh_option::IPV6_LONGHAUL != 0,
+                )
+            }
+        };
+        let env = env
+            .with_macs(gw_mac, mac)
+            .with_dscp((r.reg(offset::NOTIFY_DSCP) & 0x3F) as u8);
+        let data = if longhaul {
+            let qd_kb = (self.qd / 1000).min(0xFF_FFFF);
+            let body = LonghaulBody {
+                congestion_level: (action >> 24) as u8,
+                action: Action::from_flags(((action >> 22) as u8 & 3) << 6),
+                parameter: action as u16,
+                source_qp: sqp,
+                metric_type: if hide { 0 } else { metric_type::QUEUE_DEPTH_KB },
+                metric_value: if hide { 0 } else { qd_kb },
+            };
+            let mut lh = LonghaulRocev2::new(sqp, LonghaulCnp::new(body));
+            lh.pkey = pkey;
+            lh.to_frame(&env).to_bytes()
+        } else {
+            let mut cnp = Cnp::new(sqp);
+            cnp.pkey = pkey;
+            cnp.to_frame(&env).to_bytes()
+        };
+        Frame::new(data)
+    }
+}
+
+/// A notification frame is counted on dc_tx (the RTL counts it when it
+/// leaves; the model when it is decided: equal once the gateway drained).
+fn count_sent(regs: &mut dyn RegistersMut) {
+    regs.count(offset::NOTIFY_TX_FRAMES);
+    regs.count(offset::DC_TX_FRAMES);
+}
+
+/// Registers the controller reads and counts into.
+pub trait RegistersMut {
+    fn view(&self) -> &dyn Registers;
+    fn count(&mut self, offset: u32);
+}
+
+/// The sender of a flow as an address.
+pub fn sender(key: &FlowKey) -> IpAddr {
+    let a = Ipv6Addr::from(key.sip);
+    match a.to_ipv4_mapped() {
+        Some(v4) => IpAddr::V4(v4),
+        None => IpAddr::V6(a),
+    }
+}
