@@ -7,10 +7,13 @@
 
 mod bench;
 mod cli;
+mod clock;
 mod config;
+mod counters;
 mod demo;
 mod device;
 mod gen;
+mod queue_trace;
 mod regs;
 mod replay;
 mod report;
@@ -36,6 +39,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             value,
             raw,
         }) => regs::write(spec, verbose, register, *value, *raw),
+        Command::Counters(args) => counters::run(spec, verbose, args),
         Command::Config(ConfigCommand::Check { file }) => config::check(spec, verbose, file),
         Command::Config(ConfigCommand::Apply { file }) => config::apply(spec, verbose, file),
         Command::Replay(args) => replay::run(spec, verbose, args),
