@@ -85,6 +85,19 @@ pub enum GenCommand {
     },
     /// Generate RoCEv2 conversations (RDMA CM REQ/REP/RTU, RC data, ACKs) as two pcaps.
     Traffic(GenTrafficArgs),
+    /// Generate the traffic of the Long-haul CNP draft's operational example
+    /// (10.0.0.1 QP 100 -> 10.0.0.4 QP 200 across a 10 ms WAN), as in examples/long-haul.
+    LongHaul(GenLongHaulArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GenLongHaulArgs {
+    /// pcap of what 10.0.0.1 sends (into dc_rx): CM REQ and RTU, RDMA WRITEs with ECT(0).
+    #[arg(long, value_name = "FILE")]
+    pub dc_out: PathBuf,
+    /// pcap of what 10.0.0.4 sends (into wan_rx): CM REP and the ACKs.
+    #[arg(long, value_name = "FILE")]
+    pub wan_out: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -13,6 +13,7 @@ mod counters;
 mod demo;
 mod device;
 mod gen;
+mod long_haul;
 mod queue_trace;
 mod regs;
 mod replay;
@@ -31,6 +32,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Gen(GenCommand::Verilog { out }) => gen::verilog(out),
         Command::Gen(GenCommand::Regmap { format, out }) => gen::regmap(*format, out.as_deref()),
         Command::Gen(GenCommand::Traffic(args)) => gen::traffic(args),
+        Command::Gen(GenCommand::LongHaul(args)) => long_haul::generate(args),
         Command::Thresholds(args) => thresholds::run(spec, verbose, args),
         Command::Regs(RegsCommand::Dump) => regs::dump(spec, verbose),
         Command::Regs(RegsCommand::Read { register }) => regs::read(spec, verbose, register),
