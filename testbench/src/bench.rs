@@ -54,6 +54,18 @@ pub mod event {
     pub const CSR_DONE: u32 = 1 << 8;
     /// Any beat moved on any stream port, a parser reported or a CSR access finished.
     pub const ACTIVITY: u32 = 1 << 9;
+    /// A beat entered dc_rx / wan_rx (a handshake on the input).
+    pub const BEAT_DC_RX: u32 = 1 << 10;
+    pub const BEAT_WAN_RX: u32 = 1 << 11;
+    /// The beat that entered was the first of its frame.
+    pub const FIRST_BEAT_DC_RX: u32 = 1 << 12;
+    pub const FIRST_BEAT_WAN_RX: u32 = 1 << 13;
+    /// A beat left dc_tx / wan_tx (a handshake on the output).
+    pub const BEAT_DC_TX: u32 = 1 << 14;
+    pub const BEAT_WAN_TX: u32 = 1 << 15;
+    /// The beat that left was the first of its frame.
+    pub const FIRST_BEAT_DC_TX: u32 = 1 << 16;
+    pub const FIRST_BEAT_WAN_TX: u32 = 1 << 17;
 
     use super::{InPort, OutPort};
 
@@ -79,6 +91,30 @@ pub mod event {
         match port {
             InPort::DcRx => ACCEPTED_DC_RX,
             InPort::WanRx => ACCEPTED_WAN_RX,
+        }
+    }
+    pub fn beat_in(port: InPort) -> u32 {
+        match port {
+            InPort::DcRx => BEAT_DC_RX,
+            InPort::WanRx => BEAT_WAN_RX,
+        }
+    }
+    pub fn first_beat_in(port: InPort) -> u32 {
+        match port {
+            InPort::DcRx => FIRST_BEAT_DC_RX,
+            InPort::WanRx => FIRST_BEAT_WAN_RX,
+        }
+    }
+    pub fn beat_out(port: OutPort) -> u32 {
+        match port {
+            OutPort::DcTx => BEAT_DC_TX,
+            OutPort::WanTx => BEAT_WAN_TX,
+        }
+    }
+    pub fn first_beat_out(port: OutPort) -> u32 {
+        match port {
+            OutPort::DcTx => FIRST_BEAT_DC_TX,
+            OutPort::WanTx => FIRST_BEAT_WAN_TX,
         }
     }
 }
@@ -510,7 +546,10 @@ impl<G: BorrowMut<Gateway>> Bench<G> {
                 s.presenting = false;
                 // The next beat (if any) differs: drive it afresh.
                 s.stale = true;
-                ev |= event::ACTIVITY;
+                ev |= event::ACTIVITY | event::beat_in(port);
+                if s.frame_start_cycle.is_none() {
+                    ev |= event::first_beat_in(port);
+                }
                 let start = *s.frame_start_cycle.get_or_insert(cycle);
                 if beat.last {
                     s.frames_accepted += 1;
@@ -534,7 +573,10 @@ impl<G: BorrowMut<Gateway>> Bench<G> {
                 continue;
             }
             if let Some(beat) = self.gw.borrow_mut().output(port) {
-                ev |= event::ACTIVITY;
+                ev |= event::ACTIVITY | event::beat_out(port);
+                if k.start_cycle.is_none() {
+                    ev |= event::first_beat_out(port);
+                }
                 let start = *k.start_cycle.get_or_insert(cycle);
                 append_packed(&mut k.partial, &beat);
                 if beat.last {

@@ -93,13 +93,7 @@ pub struct Capture {
 /// drained: every source empty and 64 quiet clocks).
 pub fn run(gw: &mut Gateway, inputs: &[(InPort, Vec<Frame>)], opts: StreamOptions) -> Capture {
     let mut bench = Bench::around(gw);
-    for (i, port) in InPort::ALL.into_iter().enumerate() {
-        *bench.source_pause(port) = Pause::random(opts.idle, opts.seed.wrapping_add(i as u64));
-    }
-    for (i, port) in OutPort::ALL.into_iter().enumerate() {
-        *bench.sink_pause(port) =
-            Pause::random(opts.backpressure, opts.seed.wrapping_add(16 + i as u64));
-    }
+    set_stalls(&mut bench, opts);
     for (port, frames) in inputs {
         for f in frames {
             bench.push_frame(*port, &f.data, f.user);
@@ -107,6 +101,32 @@ pub fn run(gw: &mut Gateway, inputs: &[(InPort, Vec<Frame>)], opts: StreamOption
     }
     let start = bench.cycle();
     let timed_out = bench.run_until_drained(opts.max_cycles, 64).is_err();
+    let sent: Vec<(InPort, &[Frame])> = inputs.iter().map(|(p, f)| (*p, f.as_slice())).collect();
+    collect(&mut bench, start, timed_out, &sent)
+}
+
+/// The idle and backpressure patterns of `opts` on every port of the bench.
+pub(crate) fn set_stalls<G: std::borrow::BorrowMut<Gateway>>(
+    bench: &mut Bench<G>,
+    opts: StreamOptions,
+) {
+    for (i, port) in InPort::ALL.into_iter().enumerate() {
+        *bench.source_pause(port) = Pause::random(opts.idle, opts.seed.wrapping_add(i as u64));
+    }
+    for (i, port) in OutPort::ALL.into_iter().enumerate() {
+        *bench.sink_pause(port) =
+            Pause::random(opts.backpressure, opts.seed.wrapping_add(16 + i as u64));
+    }
+}
+
+/// Builds the capture of a run that started at clock `start` from what the
+/// bench recorded; `sent` are the frames queued on each input, in order.
+pub(crate) fn collect<G: std::borrow::BorrowMut<Gateway>>(
+    bench: &mut Bench<G>,
+    start: u64,
+    timed_out: bool,
+    sent: &[(InPort, &[Frame])],
+) -> Capture {
     let mut cap = Capture {
         cycles: bench.cycle() - start,
         timed_out,
@@ -149,10 +169,10 @@ pub fn run(gw: &mut Gateway, inputs: &[(InPort, Vec<Frame>)], opts: StreamOption
         if accepted.is_empty() {
             continue;
         }
-        let sent = inputs
+        let sent = sent
             .iter()
             .filter(|(p, _)| *p == port)
-            .flat_map(|(_, frames)| frames);
+            .flat_map(|(_, frames)| frames.iter());
         let stats = cap.input_stats.entry(port).or_default();
         for (a, f) in accepted.iter().zip(sent) {
             stats.add_frame(

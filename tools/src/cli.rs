@@ -53,6 +53,8 @@ pub enum Command {
     /// Read and write control/status registers.
     #[command(subcommand)]
     Regs(RegsCommand),
+    /// Read every counter and status register (table or JSON), optionally clearing the counters.
+    Counters(CountersArgs),
     /// Validate or apply a TOML configuration file.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -83,6 +85,29 @@ pub enum GenCommand {
     },
     /// Generate RoCEv2 conversations (RDMA CM REQ/REP/RTU, RC data, ACKs) as two pcaps.
     Traffic(GenTrafficArgs),
+    /// Generate the traffic of the Long-haul CNP draft's operational example
+    /// (10.0.0.1 QP 100 -> 10.0.0.4 QP 200 across a 10 ms WAN), as in examples/long-haul.
+    LongHaul(GenLongHaulArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GenLongHaulArgs {
+    /// pcap of what 10.0.0.1 sends (into dc_rx): CM REQ and RTU, RDMA WRITEs with ECT(0).
+    #[arg(long, value_name = "FILE")]
+    pub dc_out: PathBuf,
+    /// pcap of what 10.0.0.4 sends (into wan_rx): CM REP and the ACKs.
+    #[arg(long, value_name = "FILE")]
+    pub wan_out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct CountersArgs {
+    /// Print JSON (schema in the README) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// After reading, clear every counter (CONTROL.clear_counters).
+    #[arg(long)]
+    pub clear: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -233,8 +258,28 @@ pub struct ReplayArgs {
     pub stream: StreamArgs,
     /// Hold the external queue-depth telemetry input of WAN port 0 at this many bytes
     /// during the run (what the ECN marking compares with K_min/K_max); default: not driven.
-    #[arg(long, value_parser = values::parse_queue_depth, value_name = "BYTES")]
+    #[arg(long, value_parser = values::parse_queue_depth, value_name = "BYTES",
+          conflicts_with = "queue_trace")]
     pub queue_depth: Option<u32>,
+    /// Drive the queue-depth input of WAN port 0 over time from a CSV file with the header
+    /// `time_ns,port,bytes` (port 0 only; times never decrease; bytes fit 32 bits). Each depth
+    /// holds until the next row. The whole file is checked before the simulation starts.
+    #[arg(long, value_name = "FILE")]
+    pub queue_trace: Option<PathBuf>,
+    /// Let each frame enter no earlier than its pcap timestamp, relative to the earliest
+    /// first frame of --dc-in and --wan-in (default: every frame at line rate from time 0).
+    #[arg(long)]
+    pub pcap_timing: bool,
+    /// Simulated core clock in MHz: one clock is 1/f (default 322.265625 MHz, 3.103 ns).
+    /// Time 0 is the first clock after reset and configuration.
+    #[arg(long, value_name = "MHZ", default_value = crate::clock::DEFAULT_CLOCK_MHZ,
+          value_parser = crate::clock::parse_clock_mhz)]
+    pub clock_mhz: crate::clock::ClockRate,
+    /// Stop feeding after this much simulated time (ns, us, ms or s): no frame is queued and no
+    /// trace row applied from then on; frames already entering finish and the gateway drains.
+    /// Default: until every frame has left and the trace's last row has taken effect.
+    #[arg(long, value_name = "TIME", value_parser = values::parse_run_duration)]
+    pub duration: Option<Duration>,
     /// Write a VCD waveform of every signal to FILE.
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,

@@ -43,8 +43,17 @@ pub fn run(spec: &DeviceSpec, verbose: bool, args: &DemoArgs) -> Result<()> {
     ];
     let outcome = session.run(&inputs, StreamOptions::line_rate());
     let counters = session.counters()?;
-    write_outputs(&outcome, dc_in, wan_in, &dc_out_path, &wan_out_path)?;
+    write_outputs(
+        &outcome,
+        dc_in,
+        wan_in,
+        &dc_out_path,
+        &wan_out_path,
+        crate::clock::ClockRate::default(),
+    )?;
     print_stream_table(&outcome, &counters);
+    println!("  device counters and status:");
+    crate::counters::print_table(&counters.rows, "    ");
 
     println!();
     println!("3. what the gateway saw");

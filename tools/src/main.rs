@@ -7,10 +7,14 @@
 
 mod bench;
 mod cli;
+mod clock;
 mod config;
+mod counters;
 mod demo;
 mod device;
 mod gen;
+mod long_haul;
+mod queue_trace;
 mod regs;
 mod replay;
 mod report;
@@ -28,6 +32,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Gen(GenCommand::Verilog { out }) => gen::verilog(out),
         Command::Gen(GenCommand::Regmap { format, out }) => gen::regmap(*format, out.as_deref()),
         Command::Gen(GenCommand::Traffic(args)) => gen::traffic(args),
+        Command::Gen(GenCommand::LongHaul(args)) => long_haul::generate(args),
         Command::Thresholds(args) => thresholds::run(spec, verbose, args),
         Command::Regs(RegsCommand::Dump) => regs::dump(spec, verbose),
         Command::Regs(RegsCommand::Read { register }) => regs::read(spec, verbose, register),
@@ -36,6 +41,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             value,
             raw,
         }) => regs::write(spec, verbose, register, *value, *raw),
+        Command::Counters(args) => counters::run(spec, verbose, args),
         Command::Config(ConfigCommand::Check { file }) => config::check(spec, verbose, file),
         Command::Config(ConfigCommand::Apply { file }) => config::apply(spec, verbose, file),
         Command::Replay(args) => replay::run(spec, verbose, args),

@@ -42,7 +42,7 @@ fn opt(v: Option<u64>) -> String {
     v.map_or("-".to_string(), |v| v.to_string())
 }
 
-/// The per-direction table of a replay: device counters and stream statistics.
+/// The per-direction table of a replay: frame counters and stream statistics.
 pub fn print_stream_table(outcome: &Outcome, counters: &Counters) {
     let cap = &outcome.capture;
     let dirs = [
@@ -81,12 +81,6 @@ pub fn print_stream_table(outcome: &Outcome, counters: &Counters) {
     println!(
         "  (frame counts from the device counters; beats/cycle from first to last beat of each port)"
     );
-    if !counters.others.is_empty() {
-        println!("  other device counters and status:");
-        for (name, value) in &counters.others {
-            println!("    {name:<32} {value:>12}");
-        }
-    }
     println!(
         "  simulated {} clock cycles (until the pipeline drained); simulation speed {} on this host \
          (wall clock, host-dependent)",

@@ -1,22 +1,23 @@
 //! A simulator session: the cycle-accurate gateway and the reference model,
 //! configured alike, run on the same frames and compared.
 
+use crate::clock::ClockRate;
+use crate::counters::{self, CounterRow};
 use crate::device::{device_error, maybe_logged};
 use anyhow::{ensure, Context, Result};
 use cngw_driver::config::{apply, Config, Plan};
 use cngw_driver::{Device, SimBus};
 use cngw_model::{Frame, GatewayModel, InPort, OutPort};
 use cngw_packet::TimedFrame;
-use cngw_regmap::{by_name, by_offset, offset, REGISTERS};
+use cngw_regmap::{by_name, offset};
 use cngw_sim::Gateway;
 use cngw_testbench::scoreboard::{compare, compare_counters, expect};
-use cngw_testbench::{run, Capture, Mismatch, StreamOptions};
+use cngw_testbench::{
+    expect_scheduled, run, run_scheduled, Capture, DepthStep, Mismatch, Schedule, StreamOptions,
+};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// Clock the synthetic timestamps of generated frames assume: 322 MHz, the
-/// rate one 64-byte beat per clock needs for 100G worst-case traffic (DESIGN.md).
-pub const SYNTHETIC_CLOCK_PS: u64 = 3_105;
 
 /// Clocks after a queue-depth change before traffic starts (the input is
 /// registered before the data path compares it).
@@ -68,28 +69,27 @@ pub struct DirectionCounters {
     pub tx_frames: u32,
 }
 
-/// dc_rx -> wan_tx and wan_rx -> dc_tx, and every other counter or status
-/// register of the device (feature counters such as CE-marked frames).
+/// dc_rx -> wan_tx and wan_rx -> dc_tx, and every counter and status
+/// register of the device as `cngw counters` reads them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
     pub dc_to_wan: DirectionCounters,
     pub wan_to_dc: DirectionCounters,
-    pub others: Vec<(&'static str, u32)>,
+    pub rows: Vec<CounterRow>,
 }
 
-/// The registers [`DirectionCounters`] holds.
-const FRAME_COUNTERS: [u32; 10] = [
-    offset::DC_RX_FRAMES,
-    offset::DC_RX_ROCE_FRAMES,
-    offset::DC_RX_NON_ROCE_FRAMES,
-    offset::DC_RX_MALFORMED_FRAMES,
-    offset::WAN_TX_FRAMES,
-    offset::WAN_RX_FRAMES,
-    offset::WAN_RX_ROCE_FRAMES,
-    offset::WAN_RX_NON_ROCE_FRAMES,
-    offset::WAN_RX_MALFORMED_FRAMES,
-    offset::DC_TX_FRAMES,
-];
+/// What a scheduled replay did besides its [`Outcome`].
+pub struct ScheduledOutcome {
+    pub outcome: Outcome,
+    /// Frames of each input that entered.
+    pub frames_sent: BTreeMap<InPort, usize>,
+    /// Per dc_rx frame sent: the clock its first beat passed the CE marker.
+    pub marker_cycles: Vec<u64>,
+    /// Depth steps driven, with the clock each was driven from.
+    pub depth_steps_applied: Vec<DepthStep>,
+    /// The depth the gateway held before the run.
+    pub initial_depth: u32,
+}
 
 impl Session {
     /// A fresh gateway (tracing to `vcd` if given) and model; `config` is
@@ -150,6 +150,40 @@ impl Session {
         self.model.set_queue_depth(bytes);
     }
 
+    /// Drives `schedule` (frames at their clocks, queue-depth steps) through
+    /// the RTL, then the model, each dc_rx frame with the depth the RTL's CE
+    /// marker used for it, and compares them.
+    pub fn run_scheduled(
+        &mut self,
+        schedule: &Schedule,
+        opts: StreamOptions,
+    ) -> Result<ScheduledOutcome> {
+        let initial_depth = self
+            .model
+            .read_register(offset::PORT0_QUEUE_DEPTH_BYTES)
+            .unwrap_or(0);
+        let started = Instant::now();
+        let run = run_scheduled(&mut self.gateway, schedule, opts)?;
+        let wall = started.elapsed();
+        self.gateway.flush_trace();
+        let expected = expect_scheduled(&mut self.model, schedule, &run);
+        let verdict = match compare(&run.capture, &expected) {
+            Ok(()) => compare_counters(&mut self.gateway, &self.model),
+            Err(mismatch) => Err(mismatch),
+        };
+        Ok(ScheduledOutcome {
+            outcome: Outcome {
+                capture: run.capture,
+                verdict,
+                wall,
+            },
+            frames_sent: run.frames_sent,
+            marker_cycles: run.marker_cycles,
+            depth_steps_applied: run.depth_steps_applied,
+            initial_depth,
+        })
+    }
+
     /// Streams `inputs` through the RTL, then the model, and compares them.
     pub fn run(&mut self, inputs: &[(InPort, Vec<Frame>)], opts: StreamOptions) -> Outcome {
         let started = Instant::now();
@@ -168,33 +202,32 @@ impl Session {
         }
     }
 
-    /// The frame counters, read through the CSR port.
+    /// Every counter and status register, read through the CSR port.
     pub fn counters(&mut self) -> Result<Counters> {
         let mut dev = Device::open(SimBus::new(&mut self.gateway)).map_err(device_error)?;
-        let mut read = |off: u32| {
-            let reg = by_offset(off).expect("counter in the register map");
-            dev.read(reg).map_err(device_error)
+        let rows = counters::read(&mut dev)?;
+        let value = |off: u32| {
+            rows.iter()
+                .find(|(r, _)| r.offset == off)
+                .map(|(_, v)| *v)
+                .expect("frame counters are volatile registers")
         };
         Ok(Counters {
             dc_to_wan: DirectionCounters {
-                rx_frames: read(offset::DC_RX_FRAMES)?,
-                roce: read(offset::DC_RX_ROCE_FRAMES)?,
-                non_roce: read(offset::DC_RX_NON_ROCE_FRAMES)?,
-                malformed: read(offset::DC_RX_MALFORMED_FRAMES)?,
-                tx_frames: read(offset::WAN_TX_FRAMES)?,
+                rx_frames: value(offset::DC_RX_FRAMES),
+                roce: value(offset::DC_RX_ROCE_FRAMES),
+                non_roce: value(offset::DC_RX_NON_ROCE_FRAMES),
+                malformed: value(offset::DC_RX_MALFORMED_FRAMES),
+                tx_frames: value(offset::WAN_TX_FRAMES),
             },
             wan_to_dc: DirectionCounters {
-                rx_frames: read(offset::WAN_RX_FRAMES)?,
-                roce: read(offset::WAN_RX_ROCE_FRAMES)?,
-                non_roce: read(offset::WAN_RX_NON_ROCE_FRAMES)?,
-                malformed: read(offset::WAN_RX_MALFORMED_FRAMES)?,
-                tx_frames: read(offset::DC_TX_FRAMES)?,
+                rx_frames: value(offset::WAN_RX_FRAMES),
+                roce: value(offset::WAN_RX_ROCE_FRAMES),
+                non_roce: value(offset::WAN_RX_NON_ROCE_FRAMES),
+                malformed: value(offset::WAN_RX_MALFORMED_FRAMES),
+                tx_frames: value(offset::DC_TX_FRAMES),
             },
-            others: REGISTERS
-                .iter()
-                .filter(|r| r.volatile && !FRAME_COUNTERS.contains(&r.offset))
-                .map(|r| Ok((r.name, read(r.offset)?)))
-                .collect::<Result<_>>()?,
+            rows,
         })
     }
 }
@@ -214,11 +247,12 @@ const MATCH_WINDOW: usize = 256;
 /// Timestamps for the frames that left a port. A frame that equals one of the
 /// frames that entered the opposite port keeps that frame's timestamp; any
 /// other (rewritten or generated) frame gets the previous output's timestamp
-/// plus the clock cycles between the two at [`SYNTHETIC_CLOCK_PS`].
+/// plus the clock cycles between the two at `clock`.
 pub fn timestamp_outputs(
     outputs: &[Frame],
     start_cycles: &[u64],
     inputs: &[TimedFrame],
+    clock: ClockRate,
 ) -> Vec<TimedFrame> {
     let mut next_input = 0;
     let mut previous: Option<(u64, u64)> = None; // (timestamp, cycle)
@@ -240,7 +274,7 @@ pub fn timestamp_outputs(
                 }
                 None => {
                     let (t0, c0) = previous.unwrap_or((base, 0));
-                    t0 + cycle.saturating_sub(c0) * SYNTHETIC_CLOCK_PS / 1000
+                    t0 + clock.ns_at(cycle.saturating_sub(c0))
                 }
             };
             previous = Some((ts, cycle));
@@ -265,9 +299,11 @@ mod tests {
             Frame::new(vec![9u8; 60]), // generated by the gateway
             Frame::new(vec![3u8; 60]),
         ];
-        let stamped = timestamp_outputs(&outputs, &[10, 1010, 2000], &inputs);
+        let clock = ClockRate::parse_mhz("250").unwrap();
+        let stamped = timestamp_outputs(&outputs, &[10, 1010, 2000], &inputs, clock);
         assert_eq!(stamped[0].0, 100);
-        assert_eq!(stamped[1].0, 100 + 1000 * SYNTHETIC_CLOCK_PS / 1000);
+        // 1000 clocks of 4 ns after the frame before it.
+        assert_eq!(stamped[1].0, 100 + 4000);
         assert_eq!(stamped[2].0, 300);
         assert_eq!(stamped[1].1, vec![9u8; 60]);
     }

@@ -13,6 +13,16 @@ pub fn parse_duration_arg(text: &str) -> Result<Duration, String> {
     parse_duration(text).map_err(|e| e.to_string())
 }
 
+/// A run length: a duration with a unit, above zero.
+pub fn parse_run_duration(text: &str) -> Result<Duration, String> {
+    let d = parse_duration_arg(text)?;
+    if d.is_zero() {
+        Err(format!("{text:?}: a run must last longer than 0"))
+    } else {
+        Ok(d)
+    }
+}
+
 pub fn parse_bytes_arg(text: &str) -> Result<u64, String> {
     parse_bytes(text).map_err(|e| e.to_string())
 }

@@ -88,6 +88,18 @@ pub fn number_after(stdout: &str, label: &str) -> Option<u64> {
         .find_map(|w| w.parse().ok())
 }
 
+/// The value of a register in a counter table (`REGISTER OFFSET VALUE` rows,
+/// as `cngw counters` and the end of `cngw replay` print them).
+pub fn counter(stdout: &str, name: &str) -> Option<u64> {
+    stdout.lines().find_map(|l| {
+        let fields: Vec<&str> = l.split_whitespace().collect();
+        match fields.as_slice() {
+            [n, off, value] if *n == name && off.starts_with("0x") => value.parse().ok(),
+            _ => None,
+        }
+    })
+}
+
 /// Command-line arguments of mixed types (`&str`, `PathBuf`, `String`).
 #[macro_export]
 macro_rules! argv {
