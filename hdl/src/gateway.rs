@@ -555,6 +555,8 @@ impl Logic for Gateway {
         self.builder.job_pkey.next = self.lh.job_pkey.val();
         self.builder.job_dqp.next = self.lh.job_dqp.val();
         self.builder.job_body.next = self.lh.job_body.val();
+        // Kind 2 (ICMPv6) is never requested yet; the type register comes later.
+        self.builder.job_icmp_type.next = 200.into();
         if self.dc_tx_mux.b.tvalid.val()
             & self.dc_tx_mux.b.tready.val()
             & self.dc_tx_mux.b.tlast.val()
