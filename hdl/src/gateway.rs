@@ -106,7 +106,8 @@ const _: () = {
     assert!(REGISTERS[70].offset == offset::FLOW_RESULT_SIP_0);
     assert!(REGISTERS[74].offset == offset::FLOW_RESULT_DIP_0);
     assert!(REGISTERS[78].offset == offset::FLOW_RESULT_DQP);
-    assert!(REGISTERS.len() == 79);
+    assert!(REGISTERS[79].offset == offset::LH_ICMPV6_TYPE);
+    assert!(REGISTERS.len() == 80);
 };
 
 #[derive(LogicBlock)]
@@ -555,8 +556,7 @@ impl Logic for Gateway {
         self.builder.job_pkey.next = self.lh.job_pkey.val();
         self.builder.job_dqp.next = self.lh.job_dqp.val();
         self.builder.job_body.next = self.lh.job_body.val();
-        // Kind 2 (ICMPv6) is never requested yet; the type register comes later.
-        self.builder.job_icmp_type.next = 200.into();
+        self.builder.job_icmp_type.next = self.csr.values[79].val().get_bits::<8>(0);
         if self.dc_tx_mux.b.tvalid.val()
             & self.dc_tx_mux.b.tready.val()
             & self.dc_tx_mux.b.tlast.val()

@@ -17,6 +17,7 @@ use cngw_packet::cnp::Cnp;
 use cngw_packet::envelope::Envelope;
 use cngw_packet::flow_key::FlowKey;
 use cngw_packet::longhaul::{metric_type, Action, LonghaulBody, LonghaulCnp};
+use cngw_packet::longhaul_icmpv6::LonghaulIcmpv6;
 use cngw_packet::longhaul_rocev2::LonghaulRocev2;
 use cngw_regmap::{lh_option, offset};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -310,19 +311,25 @@ impl LonghaulModel {
         let env = env
             .with_macs(gw_mac, mac)
             .with_dscp((r.reg(offset::NOTIFY_DSCP) & 0x3F) as u8);
+        let qd_kb = (self.qd / 1000).min(0xFF_FFFF);
+        let body = LonghaulBody {
+            congestion_level: (action >> 24) as u8,
+            action: Action::from_flags(((action >> 22) as u8 & 3) << 6),
+            parameter: action as u16,
+            source_qp: sqp,
+            metric_type: if hide { 0 } else { metric_type::QUEUE_DEPTH_KB },
+            metric_value: if hide { 0 } else { qd_kb },
+        };
         let data = if longhaul {
-            let qd_kb = (self.qd / 1000).min(0xFF_FFFF);
-            let body = LonghaulBody {
-                congestion_level: (action >> 24) as u8,
-                action: Action::from_flags(((action >> 22) as u8 & 3) << 6),
-                parameter: action as u16,
-                source_qp: sqp,
-                metric_type: if hide { 0 } else { metric_type::QUEUE_DEPTH_KB },
-                metric_value: if hide { 0 } else { qd_kb },
-            };
             let mut lh = LonghaulRocev2::new(sqp, LonghaulCnp::new(body));
             lh.pkey = pkey;
             lh.to_frame(&env).to_bytes()
+        } else if env.is_ipv6() {
+            // LH-15: an IPv6 sender not known to take the RoCEv2 format
+            // gets the ICMPv6 format (LH-13).
+            let mut m = LonghaulIcmpv6::new(LonghaulCnp::new(body));
+            m.icmp_type = (r.reg(offset::LH_ICMPV6_TYPE) & 0xFF) as u8;
+            m.to_frame(&env).expect("an IPv6 envelope").to_bytes()
         } else {
             let mut cnp = Cnp::new(sqp);
             cnp.pkey = pkey;

@@ -242,7 +242,7 @@ const LH_OPTION_FIELDS: &[Field] = &[
         name: "ipv6_longhaul",
         lsb: 2,
         width: 1,
-        doc: "LH-15: IPv6 senders accept the Long-haul CNP RoCEv2 format (else a standard CNP)",
+        doc: "LH-15: IPv6 senders accept the Long-haul CNP RoCEv2 format (else the ICMPv6 format)",
     },
 ];
 
@@ -530,6 +530,8 @@ register_map! {
     FLOW_RESULT_DIP_3 @ 0x36C : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// Destination QP of the entry the last flow-table command found.
     FLOW_RESULT_DQP @ 0x370 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// ICMPv6 type of Long-haul CNPs in ICMPv6 format (LH-13; 200 is private experimentation until IANA assigns one).
+    LH_ICMPV6_TYPE @ 0x380 : ReadWrite = 200, volatile = false, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

@@ -35,8 +35,9 @@
 //! register (`level` 31..24, `action` 23..22, `parameter` 15..0), Source QP
 //! = the flow's, Metric Type 1 and Value `qd_kb` — both zero with
 //! `hide_metric` (LH-14). Kind (LH-15): Long-haul RoCEv2 format when the
-//! sender's family is enabled (`ipv4_longhaul`, `ipv6_longhaul`), else a
-//! standard CNP; the tracker and the rate limit apply the same way.
+//! sender's family is enabled (`ipv4_longhaul`, `ipv6_longhaul`), else the
+//! Long-haul ICMPv6 format to an IPv6 sender and a standard CNP to an IPv4
+//! sender; the tracker and the rate limit apply the same way.
 //!
 //! Token bucket (LH-08): `bucket_depth` tokens (1..8) after reset; while the
 //! bucket is not full, one more every `refill_clocks` clocks, counted from
@@ -433,7 +434,15 @@ impl Logic for LhController {
         self.job_pkey.next = self.job_out.val().get_bits::<16>(200);
         self.job_body.next = self.job_out.val().get_bits::<96>(216);
         self.job_ipv6.next = self.job_out.val().get_bit(312);
-        self.job_kind.next = bit_cast::<2, 1>(self.job_out.val().get_bits::<1>(313));
+        // Kind: Long-haul RoCEv2 format (1) where the family accepts it,
+        // else the ICMPv6 format (2) for IPv6 and a standard CNP (0) for IPv4.
+        self.job_kind.next = 0.into();
+        if self.job_out.val().get_bit(312) {
+            self.job_kind.next = 2.into();
+        }
+        if self.job_out.val().get_bit(313) {
+            self.job_kind.next = 1.into();
+        }
         if self.push.val() {
             self.fifo_wptr.d.next = self.fifo_wptr.q.val() + 1;
         }
