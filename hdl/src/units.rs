@@ -19,5 +19,13 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
         ("ipv4_checksum", verilog_of(Ipv4HeaderChecksum::default())),
         ("icmpv6_checksum", verilog_of(Icmpv6Checksum::default())),
         ("notify_builder", verilog_of(NotifyBuilder::default())),
+        (
+            "flow_table",
+            verilog_of(crate::flow::GatewayFlowTable::default()),
+        ),
+        (
+            "lh_controller",
+            verilog_of(crate::lh::LhController::default()),
+        ),
     ]
 }

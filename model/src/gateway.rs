@@ -272,7 +272,8 @@ impl GatewayModel {
         self.lh
             .queue_depth_changed(bytes, clock, &mut self.registers);
         self.lh_clock = self.lh_clock.max(clock);
-        self.set_queue_depth(bytes);
+        self.registers
+            .insert(offset::PORT0_QUEUE_DEPTH_BYTES, bytes);
     }
 
     /// Lets time pass to absolute clock `clock` (Resumes, LH-09).
@@ -286,9 +287,10 @@ impl GatewayModel {
     }
 
     /// The external queue-depth input reported `bytes`.
+    /// Without a clock, the change counts from the last clock the model
+    /// was told (the second level's timing then is not clock-exact).
     pub fn set_queue_depth(&mut self, bytes: u32) {
-        self.registers
-            .insert(offset::PORT0_QUEUE_DEPTH_BYTES, bytes);
+        self.set_queue_depth_at(bytes, self.lh_clock);
     }
 
     fn reg(&self, offset: u32) -> u32 {

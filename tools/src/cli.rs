@@ -307,6 +307,27 @@ pub struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Instead of the line-rate rows: flood the gateway with RoCEv2 frames of many congested
+    /// flows (static source QPs, queue above K_max, Long-haul CNPs on) and report data throughput,
+    /// notifications against the token bucket's limit, and the notification latency.
+    #[arg(long, conflicts_with_all = ["config", "all_features", "queue_depth"])]
+    pub notifications: bool,
+    /// With --notifications: congested flows.
+    #[arg(long, default_value_t = 64, requires = "notifications",
+          value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub flows: u32,
+    /// With --notifications: frames per port per row.
+    #[arg(long, default_value_t = 4096, requires = "notifications",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub flood_frames: u32,
+    /// With --notifications: LH_BUCKET_REFILL_CLOCKS (one token every N clocks).
+    #[arg(long, default_value_t = 256, requires = "notifications",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub refill_clocks: u32,
+    /// With --notifications: LH_BUCKET_DEPTH (burst, 1..8).
+    #[arg(long, default_value_t = 8, requires = "notifications",
+          value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub bucket_depth: u32,
 }
 
 #[derive(Debug, Args)]

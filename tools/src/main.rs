@@ -6,6 +6,7 @@
 //! process with a message on stderr and exit status 1 (2 for bad syntax).
 
 mod bench;
+mod bench_notify;
 mod cli;
 mod clock;
 mod config;
