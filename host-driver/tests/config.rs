@@ -77,11 +77,12 @@ fn hw_04_example_config_applies() {
     assert_eq!(t.k_base_bytes, 65_536);
     // Raw registers first, features last.
     assert_eq!(plan.writes.first(), Some(&(offset::SCRATCH, 0x1234)));
+    assert_eq!(plan.features, Some(feature::LH_ECN_MARK));
     assert_eq!(
-        plan.writes.last(),
+        plan.bus_writes().last(),
         Some(&(offset::FEATURE_ENABLE, feature::LH_ECN_MARK))
     );
-    assert_eq!(dev.bus().write_log(), plan.writes.as_slice());
+    assert_eq!(dev.bus().write_log(), plan.bus_writes().as_slice());
     assert!(
         plan.to_string()
             .contains("PORT0_RATE_MBPS @ 0x100 <- 100000 (0x186a0)"),
@@ -311,6 +312,7 @@ fn hw_04_apply_checks_the_plan_before_writing() {
     let too_many_ports = Plan {
         writes: vec![(offset::SCRATCH, 1)],
         ports_needed: 2,
+        ..Default::default()
     };
     assert!(matches!(
         apply(&mut dev, &too_many_ports),
@@ -318,7 +320,7 @@ fn hw_04_apply_checks_the_plan_before_writing() {
     ));
     let read_only_last = Plan {
         writes: vec![(offset::SCRATCH, 1), (offset::ID, 0)],
-        ports_needed: 0,
+        ..Default::default()
     };
     assert!(matches!(
         apply(&mut dev, &read_only_last),
@@ -347,7 +349,8 @@ fn hw_04_plan_offline_without_a_device() {
         .plan_with(1, |regs| Ok(regs.k_max_bytes.reset))
         .unwrap();
     assert_eq!(plan.ports_needed, 1);
-    assert_eq!(plan.writes.len(), 1 + 6 + 1);
+    assert_eq!(plan.writes.len(), 1 + 6);
+    assert_eq!(plan.register_writes().len(), 1 + 6 + 1);
     assert!(config
         .plan_with(0, |_| unreachable!("invalid configs read nothing"))
         .is_err());

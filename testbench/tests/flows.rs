@@ -171,10 +171,22 @@ fn lh_01_aging_removes_idle_learned_flows_but_not_static_ones() {
     // 20 us timeout; a scan pass takes 4,096 idle clocks (~13 us).
     write(&mut b, offset::FLOW_AGE_TIMEOUT_US, 20);
     b.run(10 * 322, 0);
-    assert_eq!(read(&mut b, offset::FLOW_OCCUPANCY), 2, "not yet idle for 20 us");
+    assert_eq!(
+        read(&mut b, offset::FLOW_OCCUPANCY),
+        2,
+        "not yet idle for 20 us"
+    );
     b.run(40 * 322, 0);
-    assert_eq!(read(&mut b, offset::FLOW_OCCUPANCY), 1, "the learned flow aged out");
+    assert_eq!(
+        read(&mut b, offset::FLOW_OCCUPANCY),
+        1,
+        "the learned flow aged out"
+    );
     assert_eq!(read(&mut b, offset::FLOW_AGED), 1);
     set_key(&mut b, sip, dip, 200);
-    assert_ne!(command(&mut b, flow_command::LOOKUP) & flow_status::HIT, 0, "static stays");
+    assert_ne!(
+        command(&mut b, flow_command::LOOKUP) & flow_status::HIT,
+        0,
+        "static stays"
+    );
 }
