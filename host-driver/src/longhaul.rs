@@ -133,7 +133,7 @@ pub fn duration_us(
     duration: Duration,
     max_us: u64,
 ) -> Result<u32, SecondLevelError> {
-    if duration.as_nanos() % 1000 != 0 {
+    if duration.as_nanos() != duration.as_micros() * 1000 {
         return Err(SecondLevelError::NotWholeMicros { what, duration });
     }
     let us = duration.as_micros();

@@ -10,6 +10,7 @@ mod cli;
 mod config;
 mod demo;
 mod device;
+mod flows;
 mod gen;
 mod regs;
 mod replay;
@@ -38,6 +39,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }) => regs::write(spec, verbose, register, *value, *raw),
         Command::Config(ConfigCommand::Check { file }) => config::check(spec, verbose, file),
         Command::Config(ConfigCommand::Apply { file }) => config::apply(spec, verbose, file),
+        Command::Flows(args) => flows::run(spec, verbose, args),
         Command::Replay(args) => replay::run(spec, verbose, args),
         Command::Bench(args) => bench::run(spec, verbose, args),
         Command::Demo(args) => demo::run(spec, verbose, args),
