@@ -13,6 +13,7 @@ mod config;
 mod counters;
 mod demo;
 mod device;
+mod flows;
 mod gen;
 mod long_haul;
 mod queue_trace;
@@ -45,6 +46,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Counters(args) => counters::run(spec, verbose, args),
         Command::Config(ConfigCommand::Check { file }) => config::check(spec, verbose, file),
         Command::Config(ConfigCommand::Apply { file }) => config::apply(spec, verbose, file),
+        Command::Flows(args) => flows::run(spec, verbose, args),
         Command::Replay(args) => replay::run(spec, verbose, args),
         Command::Bench(args) => bench::run(spec, verbose, args),
         Command::Demo(args) => demo::run(spec, verbose, args),

@@ -111,8 +111,9 @@ impl Session {
             apply(&mut dev, &plan).map_err(device_error)?;
             (plan, dev.features().map_err(device_error)?)
         };
+        // The model takes each flow-table command at once: no polls.
         let mut model = GatewayModel::new();
-        for &(off, value) in &plan.writes {
+        for (off, value) in plan.bus_writes() {
             ensure!(
                 model.write_register(off, value),
                 "the reference model refused the write of {value:#x} to {:#05x}",
