@@ -276,6 +276,22 @@ impl GatewayModel {
             .insert(offset::PORT0_QUEUE_DEPTH_BYTES, bytes);
     }
 
+    /// The depth the CE marker compares (LH-04), alone: the register the
+    /// marker reads, not the second level's view (see
+    /// [`GatewayModel::controller_depth_changed`]).
+    pub fn set_marker_depth(&mut self, bytes: u32) {
+        self.registers
+            .insert(offset::PORT0_QUEUE_DEPTH_BYTES, bytes);
+    }
+
+    /// The second level's view alone: the telemetry input reported `bytes`
+    /// in absolute clock `clock`.
+    pub fn controller_depth_changed(&mut self, bytes: u32, clock: u64) {
+        self.lh
+            .queue_depth_changed(bytes, clock, &mut self.registers);
+        self.lh_clock = self.lh_clock.max(clock);
+    }
+
     /// Lets time pass to absolute clock `clock` (Resumes, LH-09).
     pub fn advance_to(&mut self, clock: u64) {
         self.lh.advance_to(clock, &mut self.registers);
