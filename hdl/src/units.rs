@@ -27,5 +27,11 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
             "lh_controller",
             verilog_of(crate::lh::LhController::default()),
         ),
+        ("csr_block", verilog_of(crate::csr::CsrBlock::default())),
+        (
+            "header_parser",
+            verilog_of(crate::parser::HeaderParser::default()),
+        ),
+        ("queue_kb", verilog_of(crate::lh::QueueKb::default())),
     ]
 }
