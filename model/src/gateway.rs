@@ -81,6 +81,9 @@ impl RegistersMut for Regs {
         let c = self.0.entry(offset).or_insert(0);
         *c = c.wrapping_add(1);
     }
+    fn set(&mut self, offset: u32, value: u32) {
+        self.0.insert(offset, value);
+    }
 }
 
 impl Default for GatewayModel {

@@ -11,7 +11,9 @@
 //!  [ Resume: QD < K_min for RTT_est -> one Resume per tracked flow, lowest slot first ]
 //! ```
 //! Rules, in the order they are applied to each `res_valid` (one packet per
-//! clock at most), while `enable` is set and `qd > k_max`:
+//! clock at most), while `enable` is set and the queue is congested (`qd >
+//! k_max`, or `growth_high`: the queue grew by more than V_growth over the
+//! last interval):
 //! 1. no source QP: counted in `no_sqp`; nothing sent;
 //! 2. the flow is in the tracker and was notified less than `interval_us`
 //!    ago: counted in `suppressed`;
@@ -63,6 +65,8 @@ pub struct LhController {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub enable: Signal<In, Bit>,
+    /// LH-05: the queue grew by more than V_growth over the last interval.
+    pub growth_high: Signal<In, Bit>,
     pub now_us: Signal<In, Bits<32>>,
     pub qd: Signal<In, Bits<32>>,
     pub qd_kb: Signal<In, Bits<24>>,
@@ -228,7 +232,8 @@ impl Logic for LhController {
             self.fifo[i].d.next = self.fifo[i].q.val();
         }
 
-        self.congested.next = self.enable.val() & (self.qd.val() > self.k_max.val());
+        self.congested.next =
+            self.enable.val() & ((self.qd.val() > self.k_max.val()) | self.growth_high.val());
 
         // Tracker look-up (by location), the lowest free slot and the lowest
         // tracked slot (for Resume).
@@ -538,6 +543,7 @@ impl Default for LhController {
             clock: Default::default(),
             reset: Default::default(),
             enable: Default::default(),
+            growth_high: Default::default(),
             now_us: Default::default(),
             qd: Default::default(),
             qd_kb: Default::default(),
