@@ -11,8 +11,9 @@ use cngw_model::{Frame, GatewayModel, InPort, OutPort};
 use cngw_packet::cm::{CmCommIds, CmDreq, CmMad, CmMessage, CmRep, CmReq};
 use cngw_packet::pcap::read_pcap;
 use cngw_packet::{Envelope, IpPair, RoceFrameBuilder};
-use cngw_regmap::{flow_command, flow_status, learn_control, offset};
+use cngw_regmap::{learn_control, offset};
 use cngw_sim::Gateway;
+use cngw_testbench::flow_csr::{iterate, look_up, FlowEntry};
 use cngw_testbench::traffic::random_mix;
 use cngw_testbench::{compare_counters, event, Bench, Pause};
 use rand::rngs::StdRng;
@@ -43,74 +44,23 @@ fn read(b: &mut Bench<Gateway>, off: u32) -> u32 {
     b.csr_read(off).unwrap()
 }
 
-fn words(a: u128) -> [u32; 4] {
-    let o = a.to_be_bytes();
-    [0, 1, 2, 3].map(|i| u32::from_be_bytes(o[4 * i..4 * i + 4].try_into().unwrap()))
-}
-
-fn command(b: &mut Bench<Gateway>, c: u32) -> u32 {
-    b.csr_write(offset::FLOW_COMMAND, c).unwrap();
-    for _ in 0..20 {
-        let s = read(b, offset::FLOW_STATUS);
-        if s & flow_status::DONE != 0 {
-            return s;
-        }
-    }
-    panic!("flow command {c:#x} never completed");
-}
-
-/// A CSR look-up of a flow: its source QP, `None` without one (the flow
-/// must be in the table).
-fn look_up(b: &mut Bench<Gateway>, key: FlowKey) -> Option<u32> {
-    for (i, w) in words(key.sip).into_iter().enumerate() {
-        b.csr_write(offset::FLOW_SIP_0 + 4 * i as u32, w).unwrap();
-    }
-    for (i, w) in words(key.dip).into_iter().enumerate() {
-        b.csr_write(offset::FLOW_DIP_0 + 4 * i as u32, w).unwrap();
-    }
-    b.csr_write(offset::FLOW_DQP, key.dqp).unwrap();
-    let s = command(b, flow_command::LOOKUP);
-    assert_ne!(s & flow_status::HIT, 0, "{key} is in the table");
-    (s & flow_status::SQP_VALID != 0).then(|| read(b, offset::FLOW_RESULT_SQP))
-}
-
-/// Every entry of the RTL's flow table, by iteration over every location:
-/// (key, source QP, pinned).
-fn iterate(b: &mut Bench<Gateway>) -> BTreeSet<(FlowKey, Option<u32>, bool)> {
-    let mut found = BTreeSet::new();
-    let locations = (0..4096u32)
-        .flat_map(|bucket| (0..4u32).map(move |way| (bucket << 4) | way))
-        .chain((0..8u32).map(|slot| 1 << 16 | slot));
-    for loc in locations {
-        b.csr_write(offset::FLOW_LOCATION, loc).unwrap();
-        let s = command(b, flow_command::READ_LOCATION);
-        if s & flow_status::HIT == 0 {
-            continue;
-        }
-        let addr = |b: &mut Bench<Gateway>, first: u32| {
-            let mut a = [0u8; 16];
-            for i in 0..4 {
-                a[4 * i..4 * i + 4].copy_from_slice(&read(b, first + 4 * i as u32).to_be_bytes());
-            }
-            a
-        };
-        let key = FlowKey::new(
-            addr(b, offset::FLOW_RESULT_SIP_0),
-            addr(b, offset::FLOW_RESULT_DIP_0),
-            read(b, offset::FLOW_RESULT_DQP),
-        );
-        let sqp = (s & flow_status::SQP_VALID != 0).then(|| read(b, offset::FLOW_RESULT_SQP));
-        found.insert((key, sqp, s & flow_status::PINNED != 0));
-    }
-    found
-}
-
-/// The model's flow table in the form of [`iterate`].
-fn model_table(m: &GatewayModel) -> BTreeSet<(FlowKey, Option<u32>, bool)> {
+/// The model's flow table as [`iterate`] reads the RTL's.
+fn model_table(m: &GatewayModel) -> BTreeSet<FlowEntry> {
     m.flows()
         .iter()
-        .map(|(k, v)| (*k, v.sqp, v.pinned))
+        .map(|(&key, v)| FlowEntry {
+            key,
+            sqp: v.sqp,
+            pinned: v.pinned,
+        })
         .collect()
+}
+
+/// The source QP a CSR look-up finds (the flow must be in the table).
+fn learned_sqp(b: &mut Bench<Gateway>, key: FlowKey) -> Option<u32> {
+    look_up(b, key)
+        .unwrap_or_else(|| panic!("{key} is in the table"))
+        .sqp
 }
 
 /// Feeds the model the frames the RTL's parsers reported, in their order:
@@ -206,7 +156,7 @@ fn lh_01_rdma_cm_capture_teaches_the_rtl_both_connections() {
             for (key, sqp) in pairs {
                 // The wan_rx flows are not looked up by the data path:
                 // learning inserted them.
-                assert_eq!(look_up(&mut b, key), Some(sqp), "{key}");
+                assert_eq!(learned_sqp(&mut b, key), Some(sqp), "{key}");
             }
             assert_eq!(learned, 4);
             assert_eq!(read(&mut b, offset::LEARN_CM_BINDINGS), 4);
@@ -526,7 +476,7 @@ fn run_seed(seed: u64, steps: usize, idle: f64, backpressure: f64) -> (u32, u32,
     // The flows with a source QP are exactly the learner's bindings.
     let learned: BTreeSet<(FlowKey, u32)> = table
         .iter()
-        .filter_map(|&(k, sqp, _)| sqp.map(|s| (k, s)))
+        .filter_map(|e| e.sqp.map(|s| (e.key, s)))
         .collect();
     let want: BTreeSet<(FlowKey, u32)> = m.learner().learned().map(|b| (b.key, b.sqp)).collect();
     assert_eq!(learned, want, "seed {seed}: learned bindings");
@@ -745,6 +695,6 @@ fn lh_01_learning_waits_out_a_lookup_flood_and_counts_what_it_loses() {
     assert_eq!(read(&mut b, offset::FLOW_LEARNED), 8);
     for i in 0..4 {
         let key = FlowKey::ipv4(host(i).octets(), wan_host.octets(), 0x200 + i);
-        assert_eq!(look_up(&mut b, key), Some(0x100 + i), "{key}");
+        assert_eq!(learned_sqp(&mut b, key), Some(0x100 + i), "{key}");
     }
 }
