@@ -115,12 +115,15 @@ const _: () = {
     assert!(REGISTERS[74].offset == offset::FLOW_RESULT_DIP_0);
     assert!(REGISTERS[78].offset == offset::FLOW_RESULT_DQP);
     assert!(REGISTERS[79].offset == offset::LH_ICMPV6_TYPE);
-    assert!(REGISTERS[80].offset == offset::LEARN_CONTROL);
-    assert!(REGISTERS[81].offset == offset::LEARN_CM_BINDINGS);
-    assert!(REGISTERS[82].offset == offset::LEARN_CM_REQ_EVICTIONS);
-    assert!(REGISTERS[83].offset == offset::LEARN_CM_REP_UNMATCHED);
-    assert!(REGISTERS[84].offset == offset::LEARN_QUEUE_DROPS);
-    assert!(REGISTERS.len() == 85);
+    assert!(REGISTERS[80].offset == offset::PORT0_QGR_INTERVAL_US);
+    assert!(REGISTERS[81].offset == offset::PORT0_V_GROWTH_BYTES);
+    assert!(REGISTERS[82].offset == offset::PORT0_QUEUE_GROWTH_BYTES);
+    assert!(REGISTERS[83].offset == offset::LEARN_CONTROL);
+    assert!(REGISTERS[84].offset == offset::LEARN_CM_BINDINGS);
+    assert!(REGISTERS[85].offset == offset::LEARN_CM_REQ_EVICTIONS);
+    assert!(REGISTERS[86].offset == offset::LEARN_CM_REP_UNMATCHED);
+    assert!(REGISTERS[87].offset == offset::LEARN_QUEUE_DROPS);
+    assert!(REGISTERS.len() == 88);
 };
 
 #[derive(LogicBlock)]
@@ -183,6 +186,14 @@ pub struct Gateway {
     result_words: Vec<Signal<Local, Bits<32>>>,
     result_swapped: Vec<Signal<Local, Bits<32>>>,
     notify_count: DFF<Bits<32>>,
+    /// LH-02 queue growth: microseconds into the interval, the depth at the
+    /// last two interval ends, the growth between them, V_growth exceeded.
+    qgr_us: DFF<Bits<32>>,
+    qgr_sample: DFF<Bits<32>>,
+    qgr_samples: DFF<Bits<2>>,
+    qgr_growth: DFF<Bits<32>>,
+    qgr_high: DFF<Bit>,
+    us_tick: Signal<Local, Bit>,
     data_req: Signal<Local, Bit>,
     learn_req: Signal<Local, Bit>,
     csr_req: Signal<Local, Bit>,
@@ -244,6 +255,12 @@ impl Default for Gateway {
             result_words: (0..8).map(|_| Default::default()).collect(),
             result_swapped: (0..8).map(|_| Default::default()).collect(),
             notify_count: Default::default(),
+            qgr_us: Default::default(),
+            qgr_sample: Default::default(),
+            qgr_samples: Default::default(),
+            qgr_growth: Default::default(),
+            qgr_high: Default::default(),
+            us_tick: Default::default(),
             data_req: Default::default(),
             learn_req: Default::default(),
             csr_req: Default::default(),
@@ -299,7 +316,12 @@ impl Logic for Gateway {
             flow_status,
             flow_result_sqp,
             flow_result_key,
-            notify_count
+            notify_count,
+            qgr_us,
+            qgr_sample,
+            qgr_samples,
+            qgr_growth,
+            qgr_high
         );
         for i in 0..5 {
             self.pipe[i].clock.next = self.clock.val();
@@ -382,7 +404,7 @@ impl Logic for Gateway {
         self.wan_snoop.hdr_dst_ip.next = self.wan_hdr.dst_ip.val();
         CmEventSource::join(&mut self.dc_snoop.event, &mut self.learner.dc);
         CmEventSource::join(&mut self.wan_snoop.event, &mut self.learner.wan);
-        self.learner.enable.next = self.csr.values[80].val().get_bit(0);
+        self.learner.enable.next = self.csr.values[83].val().get_bit(0);
         self.learner.clear_counters.next = self.csr.values[5].val().get_bit(0);
 
         // Counters. (A block's interface linked to a port of this one has no
@@ -400,13 +422,42 @@ impl Logic for Gateway {
 
         // Microsecond time base (CLOCKS_PER_US clocks per tick).
         self.us_div.d.next = self.us_div.q.val() + 1;
-        if self.us_div.q.val() + 1 >= self.csr.values[14].val() {
+        self.us_tick.next = self.us_div.q.val() + 1 >= self.csr.values[14].val();
+        if self.us_tick.val() {
             self.us_div.d.next = 0.into();
             self.now_us.d.next = self.now_us.q.val() + 1;
+        }
+
+        // LH-02 queue growth: at the last clock of every PORT0_QGR_INTERVAL_US
+        // microseconds, the depth the controller sees is sampled; growth =
+        // this sample - the previous one (0 if it shrank), compared with
+        // V_growth once two samples exist.
+        if self.us_tick.val() {
+            self.qgr_us.d.next = self.qgr_us.q.val() + 1;
+            if self.qgr_us.q.val() + 1 >= self.csr.values[80].val() {
+                self.qgr_us.d.next = 0.into();
+                self.qgr_sample.d.next = self.queue_kb.qd_out.val();
+                self.qgr_growth.d.next = 0.into();
+                if self.queue_kb.qd_out.val() > self.qgr_sample.q.val() {
+                    self.qgr_growth.d.next = self.queue_kb.qd_out.val() - self.qgr_sample.q.val();
+                }
+                self.qgr_high.d.next = (self.qgr_samples.q.val() != 0)
+                    & (self.queue_kb.qd_out.val() > self.qgr_sample.q.val())
+                    & ((self.queue_kb.qd_out.val() - self.qgr_sample.q.val())
+                        > self.csr.values[81].val());
+                if self.qgr_samples.q.val() != 2 {
+                    self.qgr_samples.d.next = self.qgr_samples.q.val() + 1;
+                }
+            }
         }
         if self.reset.val() {
             self.us_div.d.next = 0.into();
             self.now_us.d.next = 0.into();
+            self.qgr_us.d.next = 0.into();
+            self.qgr_sample.d.next = 0.into();
+            self.qgr_samples.d.next = 0.into();
+            self.qgr_growth.d.next = 0.into();
+            self.qgr_high.d.next = false;
         }
 
         // CSR words (network order, first byte in bits 31..24) in lane order.
@@ -575,6 +626,7 @@ impl Logic for Gateway {
             self.bucket_depth.next = 8.into();
         }
         self.lh.enable.next = self.csr.values[4].val().get_bit(1);
+        self.lh.growth_high.next = self.qgr_high.q.val();
         self.lh.now_us.next = self.now_us.q.val();
         self.lh.qd.next = self.queue_kb.qd_out.val();
         self.lh.qd_kb.next = self.queue_kb.kb.val();
@@ -673,6 +725,7 @@ impl Logic for Gateway {
         self.csr.status[65].next = self.flow_table.insert_failures.val();
         self.csr.status[66].next = self.flow_table.lookups_without_sqp.val();
         self.csr.status[69].next = self.flow_table.aged.val();
+        self.csr.status[82].next = self.qgr_growth.q.val();
         self.csr.status[70].next = self.result_swapped[4].val();
         self.csr.status[71].next = self.result_swapped[5].val();
         self.csr.status[72].next = self.result_swapped[6].val();
@@ -683,10 +736,10 @@ impl Logic for Gateway {
         self.csr.status[77].next = self.result_swapped[3].val();
         self.csr.status[78].next =
             bit_cast::<32, 24>(self.flow_result_key.q.val().get_bits::<24>(0));
-        self.csr.status[81].next = self.learner.bindings.val();
-        self.csr.status[82].next = self.learner.req_evictions.val();
-        self.csr.status[83].next = self.learner.rep_unmatched.val();
-        self.csr.status[84].next = self.learner.queue_drops.val();
+        self.csr.status[84].next = self.learner.bindings.val();
+        self.csr.status[85].next = self.learner.req_evictions.val();
+        self.csr.status[86].next = self.learner.rep_unmatched.val();
+        self.csr.status[87].next = self.learner.queue_drops.val();
     }
 }
 

@@ -19,5 +19,19 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
         ("ipv4_checksum", verilog_of(Ipv4HeaderChecksum::default())),
         ("icmpv6_checksum", verilog_of(Icmpv6Checksum::default())),
         ("notify_builder", verilog_of(NotifyBuilder::default())),
+        (
+            "flow_table",
+            verilog_of(crate::flow::GatewayFlowTable::default()),
+        ),
+        (
+            "lh_controller",
+            verilog_of(crate::lh::LhController::default()),
+        ),
+        ("csr_block", verilog_of(crate::csr::CsrBlock::default())),
+        (
+            "header_parser",
+            verilog_of(crate::parser::HeaderParser::default()),
+        ),
+        ("queue_kb", verilog_of(crate::lh::QueueKb::default())),
     ]
 }

@@ -1,4 +1,5 @@
-//! Register settings from a TOML file (`cngw config apply`, `cngw replay --config`).
+//! Settings from a TOML file (`cngw config check|apply`, `cngw replay --config`,
+//! `cngw flows --config`).
 //!
 //! ```toml
 //! features = ["lh_ecn_mark"]   # FEATURE_ENABLE field names; the list replaces the register
@@ -12,31 +13,72 @@
 //! # k_min_fraction = 0.5       # ... or a fraction of K_max (default 0.5)
 //! # k_max = "100M"             # optional: explicit K_max instead of the formula
 //!
+//! [longhaul]                   # second level of the Long-haul CNP; every key optional
+//! interval = "1ms"             # minimum interval between CNPs to one flow (LH-08); "rtt" = RTT_est
+//! options = ["ipv4_longhaul"]  # LH_OPTIONS names (hide_metric, ipv4_longhaul, ipv6_longhaul); replaces the register
+//! dscp = 48                    # DSCP of notifications, 0..=63
+//! bucket = { refill_clocks = 3222, depth = 8 }   # one token every N clocks (>= 1), 1..=8 tokens
+//! resume = { level = 20, parameter = 50 }        # Resume (LH-09): level, percent to recover (0 = all)
+//! [[longhaul.severity]]        # row 0: the queue is above K_max (LH-07)
+//! level = 180                  # Congestion Level 0..=255
+//! action = "rate_reduce"       # notify | pause | rate_reduce
+//! parameter = 30               # rate_reduce: percent 0..=100; pause: a duration ("100us"); notify: none
+//! [[longhaul.severity]]        # rows 1, 2: above K_max and above their threshold
+//! threshold = "200M"           # bytes, above row 1's for row 2; rows not listed never apply
+//! level = 220
+//! action = "pause"
+//! parameter = "100us"
+//!
+//! [gateway]                    # source addresses of notifications
+//! mac = "02:c0:6e:00:00:01"
+//! ipv4 = "10.0.1.1"
+//! ipv6 = "fd00::1"
+//! clocks_per_us = 322          # core clocks per microsecond (time base of every _US register)
+//!
+//! [flows]                      # the flow table (LH-01)
+//! age_timeout = "10s"          # idle learned flows leave after this; "off" (or "0s") never
+//! static = [                   # pinned entries: {SIP, DIP, DQP} -> SQP
+//!   { src = "10.0.0.1", dst = "10.0.0.4", dqp = 200, sqp = 100 },
+//! ]
+//!
 //! [registers]                  # raw escape hatch, by register name
 //! SCRATCH = 0x1234
 //! ```
 //!
 //! Loading is two steps. [`Config::plan`] validates everything (unknown keys,
 //! feature and register names, read-only registers, value ranges, ports the
-//! device lacks) and turns it into a [`Plan`], an ordered list of register writes;
-//! it only reads the device. [`apply`] then performs the writes. A configuration
-//! with any error therefore writes nothing.
+//! device lacks, a register set by two keys) and turns it into a [`Plan`]; it
+//! only reads the device. [`apply`] then checks the plan against the device
+//! and carries it out. A configuration with any error therefore writes
+//! nothing.
 //!
-//! Write order: raw registers (by offset), then each port's thresholds (see
-//! [`threshold_writes`]), then FEATURE_ENABLE last, so features switch on only
-//! once their thresholds are in place.
+//! Order: raw registers (by offset), each port's thresholds (see
+//! [`threshold_writes`]), the second level, the gateway's addresses and the
+//! aging timeout (by offset), then the static flows (flow-table commands,
+//! [`crate::flows`]), then FEATURE_ENABLE last, so features switch on only
+//! once everything they use is in place. A static insert can still fail on
+//! the device (its bucket and the stash full): `apply` then stops with the
+//! error before FEATURE_ENABLE.
 
 use crate::bus::{BusError, RegisterBus};
 use crate::device::{
     check_write, feature_bit, port_registers, threshold_writes, Device, DeviceError, PortRegisters,
 };
+use crate::flows::{self, check_qp, flow_key, key_text, FlowKey, QP_MAX};
+use crate::longhaul::{
+    action_name, duration_us, parse_action, parse_mac, ActionWord, FlowInterval, GatewayAddresses,
+    LhOptions, SecondLevel, SeverityRow,
+};
 use crate::thresholds::{compute_thresholds, KMin, ThresholdInput, Thresholds};
 use crate::units::{parse_bytes, parse_duration, parse_rate};
-use cngw_regmap::{by_name, by_offset};
+use cngw_packet::longhaul::Action;
+use cngw_regmap::{by_name, by_offset, offset};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 use thiserror::Error;
 
 /// A parsed (not yet validated) configuration file.
@@ -49,9 +91,100 @@ pub struct Config {
     /// Per-port thresholds, keyed by port number.
     #[serde(default)]
     pub port: BTreeMap<String, PortConfig>,
+    /// The Long-haul CNP second level.
+    #[serde(default)]
+    pub longhaul: Option<LonghaulConfig>,
+    /// The gateway's own addresses.
+    #[serde(default)]
+    pub gateway: Option<GatewayConfig>,
+    /// The flow table: aging and static entries.
+    #[serde(default)]
+    pub flows: Option<FlowsConfig>,
     /// Raw register values by register name.
     #[serde(default)]
     pub registers: BTreeMap<String, toml::Value>,
+}
+
+/// The `[longhaul]` table; every key is optional.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LonghaulConfig {
+    /// A duration, or `"rtt"` for RTT_est.
+    pub interval: Option<toml::Value>,
+    pub dscp: Option<toml::Value>,
+    /// `LH_OPTIONS` field names; the list replaces the register.
+    pub options: Option<Vec<String>>,
+    pub bucket: Option<BucketConfig>,
+    pub resume: Option<ResumeConfig>,
+    /// Rows 0, 1, 2 of the severity table; the list replaces the table.
+    pub severity: Option<Vec<SeverityConfig>>,
+}
+
+/// `[longhaul] bucket = { refill_clocks = N, depth = N }`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BucketConfig {
+    pub refill_clocks: Option<toml::Value>,
+    pub depth: Option<toml::Value>,
+}
+
+/// `[longhaul] resume = { level = N, parameter = PERCENT }`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResumeConfig {
+    pub level: toml::Value,
+    pub parameter: toml::Value,
+}
+
+/// One `[[longhaul.severity]]` row.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeverityConfig {
+    /// Bytes (rows 1 and 2 only).
+    pub threshold: Option<toml::Value>,
+    pub level: toml::Value,
+    /// `notify`, `pause` or `rate_reduce`.
+    pub action: String,
+    /// Percent (`rate_reduce`), a duration (`pause`), absent (`notify`).
+    pub parameter: Option<toml::Value>,
+}
+
+/// The `[gateway]` table.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatewayConfig {
+    pub mac: Option<String>,
+    pub ipv4: Option<String>,
+    pub ipv6: Option<String>,
+    pub clocks_per_us: Option<toml::Value>,
+}
+
+/// The `[flows]` table.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowsConfig {
+    /// A duration, or `"off"`.
+    pub age_timeout: Option<toml::Value>,
+    /// Static (pinned) entries.
+    #[serde(rename = "static", default)]
+    pub static_flows: Vec<StaticFlowConfig>,
+}
+
+/// `{ src = "10.0.0.1", dst = "10.0.0.4", dqp = 200, sqp = 100 }`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StaticFlowConfig {
+    pub src: String,
+    pub dst: String,
+    pub dqp: toml::Value,
+    pub sqp: toml::Value,
+}
+
+/// A static flow-table entry of a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StaticFlow {
+    pub key: FlowKey,
+    pub sqp: u32,
 }
 
 /// The `[port.N]` table.
@@ -106,21 +239,70 @@ pub enum ConfigError {
     Device(#[from] DeviceError),
 }
 
-/// Validated register writes, in the order they must happen.
+/// What a validated configuration does, in the order it must happen:
+/// `writes`, then `flows`, then `features`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Plan {
-    /// (byte offset, value) pairs.
+    /// Register writes as (byte offset, value) pairs: raw registers, port
+    /// thresholds, second level, gateway addresses, aging.
     pub writes: Vec<(u32, u32)>,
+    /// Static flow-table entries, inserted after `writes`.
+    pub flows: Vec<StaticFlow>,
+    /// FEATURE_ENABLE, written last.
+    pub features: Option<u32>,
     /// The device must have at least this many ports.
     pub ports_needed: u32,
 }
 
+impl Plan {
+    /// The register writes of the plan without the flow-table commands:
+    /// `writes`, then FEATURE_ENABLE.
+    pub fn register_writes(&self) -> Vec<(u32, u32)> {
+        let mut writes = self.writes.clone();
+        writes.extend(self.features.map(|bits| (offset::FEATURE_ENABLE, bits)));
+        writes
+    }
+
+    /// Every register write of the plan in order, each static flow as the
+    /// key, SQP and command writes of its insert ([`flows::insert_static_writes`]).
+    /// A device also needs the `FLOW_STATUS` polls between them ([`apply`]
+    /// makes them); the reference model, which answers at once, does not.
+    pub fn bus_writes(&self) -> Vec<(u32, u32)> {
+        let mut writes = self.writes.clone();
+        for flow in &self.flows {
+            writes.extend(flows::insert_static_writes(&flow.key, flow.sqp));
+        }
+        writes.extend(self.features.map(|bits| (offset::FEATURE_ENABLE, bits)));
+        writes
+    }
+
+    /// Nothing to do.
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_empty() && self.flows.is_empty() && self.features.is_none()
+    }
+}
+
 impl fmt::Display for Plan {
-    /// One line per write: `PORT0_RATE_MBPS @ 0x100 <- 100000 (0x186a0)`.
+    /// One line per write, `PORT0_RATE_MBPS @ 0x100 <- 100000 (0x186a0)`, and
+    /// per static flow, `flow 10.0.0.1 -> 10.0.0.4 DQP 200 <- SQP 100 (static)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for &(offset, value) in &self.writes {
+        let write = |f: &mut fmt::Formatter<'_>, offset: u32, value: u32| {
             let name = by_offset(offset).map_or("?", |r| r.name);
-            writeln!(f, "{name} @ {offset:#05x} <- {value} ({value:#x})")?;
+            writeln!(f, "{name} @ {offset:#05x} <- {value} ({value:#x})")
+        };
+        for &(offset, value) in &self.writes {
+            write(f, offset, value)?;
+        }
+        for flow in &self.flows {
+            writeln!(
+                f,
+                "flow {} <- SQP {} (static)",
+                key_text(&flow.key),
+                flow.sqp
+            )?;
+        }
+        if let Some(bits) = self.features {
+            write(f, offset::FEATURE_ENABLE, bits)?;
         }
         Ok(())
     }
@@ -162,6 +344,46 @@ fn number(value: &toml::Value) -> Result<f64, String> {
         toml::Value::Integer(n) => Ok(*n as f64),
         other => Err(format!("expected a number, found {}", type_name(other))),
     }
+}
+
+/// An integer in `min..=max`.
+fn integer(value: &toml::Value, min: u64, max: u64) -> Result<u64, String> {
+    match value {
+        toml::Value::Integer(n) => match u64::try_from(*n) {
+            Ok(v) if (min..=max).contains(&v) => Ok(v),
+            _ => Err(format!("{n} is outside {min}..={max}")),
+        },
+        other => Err(format!(
+            "expected an integer {min}..={max}, found {}",
+            type_name(other)
+        )),
+    }
+}
+
+/// A duration with a unit (`"100us"`); integers are refused: durations need a unit.
+fn duration(value: &toml::Value, example: &str) -> Result<Duration, String> {
+    match value {
+        toml::Value::String(s) => parse_duration(s).map_err(|e| e.to_string()),
+        toml::Value::Integer(_) => Err(format!("needs a unit, e.g. \"{example}\"")),
+        other => Err(format!(
+            "expected a duration such as \"{example}\", found {}",
+            type_name(other)
+        )),
+    }
+}
+
+/// A duration, or `word` (`"rtt"`, `"off"`) for the register value 0.
+fn duration_or(
+    value: &toml::Value,
+    word: &str,
+    example: &str,
+    what: &'static str,
+) -> Result<u32, String> {
+    if value.as_str() == Some(word) {
+        return Ok(0);
+    }
+    let d = duration(value, example).map_err(|e| format!("{e} (or \"{word}\")"))?;
+    duration_us(what, d, u64::from(u32::MAX)).map_err(|e| e.to_string())
 }
 
 impl PortConfig {
@@ -245,6 +467,9 @@ impl PortConfig {
 struct Validated {
     raw: Vec<(u32, u32)>,
     ports: Vec<(u32, PortRegisters, Thresholds)>,
+    /// Second level, gateway addresses, aging: by offset.
+    typed: Vec<(u32, u32)>,
+    flows: Vec<StaticFlow>,
     features: Option<u32>,
     ports_needed: u32,
 }
@@ -290,12 +515,11 @@ impl Config {
         for (_, regs, thresholds) in &validated.ports {
             writes.extend(threshold_writes(regs, thresholds, current_k_max(regs)?));
         }
-        if let Some(bits) = validated.features {
-            let reg = by_name("FEATURE_ENABLE").expect("register map has FEATURE_ENABLE");
-            writes.push((reg.offset, bits));
-        }
+        writes.extend(validated.typed);
         Ok(Plan {
             writes,
+            flows: validated.flows,
+            features: validated.features,
             ports_needed: validated.ports_needed,
         })
     }
@@ -337,6 +561,13 @@ impl Config {
             };
             if let Err(e) = check_write(reg, value) {
                 issues.add(key, e.to_string());
+                continue;
+            }
+            if reg.offset == offset::FLOW_COMMAND {
+                issues.add(
+                    key,
+                    "flow-table commands need the FLOW_STATUS handshake: use [flows] static",
+                );
                 continue;
             }
             claim(&mut issues, reg.offset, key);
@@ -406,10 +637,67 @@ impl Config {
             claim(&mut issues, reg.offset, "features".to_string());
         }
 
+        // [longhaul], [gateway], [flows]
+        let mut typed = Vec::new();
+        let mut typed_writes = |issues: &mut Issues, section: &str, writes: Vec<(u32, u32)>| {
+            for (offset, value) in writes {
+                claim(issues, offset, section.to_string());
+                typed.push((offset, value));
+            }
+        };
+        if let Some(longhaul) = &self.longhaul {
+            if let Some(settings) = longhaul.settings(&mut issues) {
+                let problems = settings.check();
+                for (key, e) in &problems {
+                    issues.add(format!("longhaul.{key}"), e.to_string());
+                }
+                if problems.is_empty() {
+                    let writes = settings.writes().expect("checked");
+                    typed_writes(&mut issues, "longhaul", writes);
+                }
+            }
+        }
+        if let Some(gateway) = &self.gateway {
+            if let Some(addresses) = gateway.addresses(&mut issues) {
+                let problems = addresses.check();
+                for (key, e) in &problems {
+                    issues.add(format!("gateway.{key}"), e.to_string());
+                }
+                if problems.is_empty() {
+                    let writes = addresses.writes().expect("checked");
+                    typed_writes(&mut issues, "gateway", writes);
+                }
+            }
+        }
+        let mut flows = Vec::new();
+        if let Some(flows_config) = &self.flows {
+            if let Some(timeout) = &flows_config.age_timeout {
+                match duration_or(timeout, "off", "10s", "age_timeout") {
+                    Ok(us) => typed_writes(
+                        &mut issues,
+                        "flows.age_timeout",
+                        vec![(offset::FLOW_AGE_TIMEOUT_US, us)],
+                    ),
+                    Err(message) => issues.add("flows.age_timeout", message),
+                }
+            }
+            flows = flows_config.static_flows(&mut issues);
+            if !flows.is_empty() {
+                // The inserts leave their own values in the command registers.
+                let command_registers = flows::insert_static_writes(&flows[0].key, 0);
+                for &(offset, _) in &command_registers {
+                    claim(&mut issues, offset, "flows.static".to_string());
+                }
+            }
+        }
+        typed.sort_by_key(|&(offset, _)| offset);
+
         if issues.0.is_empty() {
             Ok(Validated {
                 raw,
                 ports,
+                typed,
+                flows,
                 features,
                 ports_needed,
             })
@@ -419,8 +707,248 @@ impl Config {
     }
 }
 
-/// Performs the writes of `plan` in order. Checks the whole plan against the
-/// device and the register map before the first write.
+/// An integer for a typed field, or an issue at `key`.
+fn int_field(
+    issues: &mut Issues,
+    key: String,
+    value: &toml::Value,
+    min: u64,
+    max: u64,
+) -> Option<u64> {
+    integer(value, min, max)
+        .map_err(|message| issues.add(key, message))
+        .ok()
+}
+
+impl LonghaulConfig {
+    /// The typed settings, or `None` with the issues of each key. Ranges and
+    /// rules between keys are [`SecondLevel::check`]'s.
+    fn settings(&self, issues: &mut Issues) -> Option<SecondLevel> {
+        let before = issues.0.len();
+        let mut settings = SecondLevel::default();
+        if let Some(value) = &self.interval {
+            match duration_or(value, "rtt", "1ms", "interval") {
+                Ok(0) => settings.flow_interval = Some(FlowInterval::RttEst),
+                Ok(us) => settings.flow_interval = Some(FlowInterval::Micros(us)),
+                Err(message) => issues.add("longhaul.interval", message),
+            }
+        }
+        if let Some(value) = &self.dscp {
+            settings.notify_dscp =
+                int_field(issues, "longhaul.dscp".into(), value, 0, u32::MAX.into())
+                    .map(|v| v as u32);
+        }
+        if let Some(names) = &self.options {
+            match LhOptions::from_names(names.iter().map(String::as_str)) {
+                Ok(options) => settings.options = Some(options),
+                Err(name) => issues.add(
+                    "longhaul.options",
+                    format!(
+                        "unknown option {name:?} (known: {})",
+                        LhOptions::names().join(", ")
+                    ),
+                ),
+            }
+        }
+        if let Some(bucket) = &self.bucket {
+            if let Some(value) = &bucket.refill_clocks {
+                settings.bucket_refill_clocks = int_field(
+                    issues,
+                    "longhaul.bucket.refill_clocks".into(),
+                    value,
+                    0,
+                    u32::MAX.into(),
+                )
+                .map(|v| v as u32);
+            }
+            if let Some(value) = &bucket.depth {
+                settings.bucket_depth = int_field(
+                    issues,
+                    "longhaul.bucket.depth".into(),
+                    value,
+                    0,
+                    u32::MAX.into(),
+                )
+                .map(|v| v as u32);
+            }
+        }
+        if let Some(resume) = &self.resume {
+            let level = int_field(
+                issues,
+                "longhaul.resume.level".into(),
+                &resume.level,
+                0,
+                255,
+            );
+            let parameter = int_field(
+                issues,
+                "longhaul.resume.parameter".into(),
+                &resume.parameter,
+                0,
+                u16::MAX.into(),
+            );
+            if let (Some(level), Some(parameter)) = (level, parameter) {
+                settings.resume = Some(ActionWord {
+                    level: level as u8,
+                    action: Action::Resume,
+                    parameter: parameter as u16,
+                });
+            }
+        }
+        if let Some(rows) = &self.severity {
+            let mut table = Vec::new();
+            for (row, r) in rows.iter().enumerate() {
+                let key = format!("longhaul.severity[{row}]");
+                let threshold = r.threshold.as_ref().and_then(|v| {
+                    quantity(v, parse_bytes, "a byte size such as \"200M\"")
+                        .and_then(|bytes| {
+                            u32::try_from(bytes).map_err(|_| {
+                                format!("{bytes} bytes does not fit the 32-bit register")
+                            })
+                        })
+                        .map_err(|message| issues.add(format!("{key}.threshold"), message))
+                        .ok()
+                });
+                let level = int_field(issues, format!("{key}.level"), &r.level, 0, 255);
+                let Some(action) = parse_action(&r.action) else {
+                    issues.add(
+                        format!("{key}.action"),
+                        format!(
+                            "unknown action {:?} (use {}, {} or {})",
+                            r.action,
+                            action_name(Action::Notify),
+                            action_name(Action::Pause),
+                            action_name(Action::RateReduce)
+                        ),
+                    );
+                    continue;
+                };
+                let parameter = match (action, &r.parameter) {
+                    (Action::Notify, None) => Some(0),
+                    (_, None) => {
+                        issues.add(
+                            format!("{key}.parameter"),
+                            format!("{} needs a parameter", action_name(action)),
+                        );
+                        None
+                    }
+                    (Action::Pause, Some(v)) => duration(v, "100us")
+                        .and_then(|d| {
+                            duration_us("pause", d, u16::MAX.into()).map_err(|e| e.to_string())
+                        })
+                        .map_err(|message| issues.add(format!("{key}.parameter"), message))
+                        .ok()
+                        .map(u64::from),
+                    (_, Some(v)) => {
+                        int_field(issues, format!("{key}.parameter"), v, 0, u16::MAX.into())
+                    }
+                };
+                if let (Some(level), Some(parameter)) = (level, parameter) {
+                    table.push(SeverityRow {
+                        threshold_bytes: threshold,
+                        action: ActionWord {
+                            level: level as u8,
+                            action,
+                            parameter: parameter as u16,
+                        },
+                    });
+                }
+            }
+            settings.severity = Some(table);
+        }
+        (issues.0.len() == before).then_some(settings)
+    }
+}
+
+impl GatewayConfig {
+    fn addresses(&self, issues: &mut Issues) -> Option<GatewayAddresses> {
+        let before = issues.0.len();
+        let mut addresses = GatewayAddresses::default();
+        if let Some(text) = &self.mac {
+            match parse_mac(text) {
+                Ok(mac) => addresses.mac = Some(mac),
+                Err(message) => issues.add("gateway.mac", message),
+            }
+        }
+        if let Some(text) = &self.ipv4 {
+            match text.trim().parse() {
+                Ok(ip) => addresses.ipv4 = Some(ip),
+                Err(_) => issues.add(
+                    "gateway.ipv4",
+                    format!("{text:?} is not an IPv4 address such as \"10.0.1.1\""),
+                ),
+            }
+        }
+        if let Some(text) = &self.ipv6 {
+            match text.trim().parse() {
+                Ok(ip) => addresses.ipv6 = Some(ip),
+                Err(_) => issues.add(
+                    "gateway.ipv6",
+                    format!("{text:?} is not an IPv6 address such as \"fd00::1\""),
+                ),
+            }
+        }
+        if let Some(value) = &self.clocks_per_us {
+            addresses.clocks_per_us = int_field(
+                issues,
+                "gateway.clocks_per_us".into(),
+                value,
+                0,
+                u32::MAX.into(),
+            )
+            .map(|v| v as u32);
+        }
+        (issues.0.len() == before).then_some(addresses)
+    }
+}
+
+impl FlowsConfig {
+    /// The static entries; issues for bad addresses, QPs and repeated keys.
+    fn static_flows(&self, issues: &mut Issues) -> Vec<StaticFlow> {
+        let mut flows: Vec<StaticFlow> = Vec::new();
+        let mut seen: BTreeMap<FlowKey, usize> = BTreeMap::new();
+        for (i, f) in self.static_flows.iter().enumerate() {
+            let key = format!("flows.static[{i}]");
+            let mut address = |name: &str, text: &str| -> Option<IpAddr> {
+                text.trim()
+                    .parse()
+                    .map_err(|_| {
+                        issues.add(
+                            format!("{key}.{name}"),
+                            format!("{text:?} is not an IPv4 or IPv6 address"),
+                        )
+                    })
+                    .ok()
+            };
+            let src = address("src", &f.src);
+            let dst = address("dst", &f.dst);
+            let dqp = int_field(issues, format!("{key}.dqp"), &f.dqp, 0, QP_MAX.into());
+            let sqp = int_field(issues, format!("{key}.sqp"), &f.sqp, 0, QP_MAX.into());
+            let (Some(src), Some(dst), Some(dqp), Some(sqp)) = (src, dst, dqp, sqp) else {
+                continue;
+            };
+            match flow_key(src, dst, dqp as u32) {
+                Ok(flow) => {
+                    if let Some(first) = seen.insert(flow, i) {
+                        issues.add(key, format!("the same flow as flows.static[{first}]"));
+                    } else {
+                        flows.push(StaticFlow {
+                            key: flow,
+                            sqp: sqp as u32,
+                        });
+                    }
+                }
+                Err(e) => issues.add(key, e.to_string()),
+            }
+        }
+        flows
+    }
+}
+
+/// Carries `plan` out: its register writes, its static flows (each a
+/// flow-table command, [`crate::flows`]), then FEATURE_ENABLE. Checks the
+/// whole plan against the device and the register map, and that the flow
+/// table is idle when there are flows to insert, before the first write.
 pub fn apply<B: RegisterBus>(device: &mut Device<B>, plan: &Plan) -> Result<(), DeviceError> {
     if plan.ports_needed > device.num_ports() {
         return Err(DeviceError::PortOutOfRange {
@@ -428,12 +956,25 @@ pub fn apply<B: RegisterBus>(device: &mut Device<B>, plan: &Plan) -> Result<(), 
             num_ports: device.num_ports(),
         });
     }
-    for &(offset, value) in &plan.writes {
+    for (offset, value) in plan.register_writes() {
         let reg = by_offset(offset).ok_or(BusError::Unmapped { offset })?;
         device.check(reg, value)?;
     }
+    for flow in &plan.flows {
+        check_qp("destination QP", flow.key.dqp)?;
+        check_qp("source QP", flow.sqp)?;
+    }
+    if !plan.flows.is_empty() {
+        device.flow_table().wait_idle()?;
+    }
     for &(offset, value) in &plan.writes {
         device.write_offset(offset, value)?;
+    }
+    for flow in &plan.flows {
+        device.flow_table().insert_static(&flow.key, flow.sqp)?;
+    }
+    if let Some(bits) = plan.features {
+        device.write_offset(offset::FEATURE_ENABLE, bits)?;
     }
     Ok(())
 }

@@ -6,6 +6,8 @@
 //! retyped here.
 
 use crate::bus::{BusError, RegisterBus};
+use crate::flows::{CommandState, FlowError, DEFAULT_POLL_LIMIT};
+use crate::longhaul::SecondLevelError;
 use crate::thresholds::{compute_thresholds, ThresholdError, ThresholdInput, Thresholds};
 use cngw_regmap::{
     by_name, by_offset, offset, Access, Field, Register, DEVICE_ID, MAP_VERSION, REGISTERS,
@@ -52,6 +54,10 @@ pub enum DeviceError {
     ScratchMismatch { wrote: u32, read: u32 },
     #[error(transparent)]
     Threshold(#[from] ThresholdError),
+    #[error(transparent)]
+    Flow(#[from] FlowError),
+    #[error(transparent)]
+    SecondLevel(#[from] SecondLevelError),
 }
 
 /// The VERSION register: major in bits 31..16, minor in 15..0.
@@ -251,6 +257,9 @@ pub struct Device<B: RegisterBus> {
     bus: B,
     version: Version,
     capabilities: Capabilities,
+    /// The flow-command port as this driver left it (`crate::flows`).
+    pub(crate) flow_state: CommandState,
+    pub(crate) flow_poll_limit: u32,
 }
 
 impl<B: RegisterBus> Device<B> {
@@ -273,6 +282,8 @@ impl<B: RegisterBus> Device<B> {
             bus,
             version,
             capabilities,
+            flow_state: CommandState::Unknown,
+            flow_poll_limit: DEFAULT_POLL_LIMIT,
         })
     }
 

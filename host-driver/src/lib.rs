@@ -5,12 +5,16 @@
 //! - Backends: [`pci`] (a PCIe BAR mapped from sysfs), [`sim`] (the cycle-accurate
 //!   simulator, feature `sim`), [`mem`] (an in-memory fake for tests).
 //! - [`device`]: the typed API over any bus; [`thresholds`]: LH-03 K_min/K_max;
-//!   [`config`]: TOML register settings validated into a write plan; [`units`]:
+//!   [`flows`]: the flow table (look-up, static entries, delete, iteration);
+//!   [`longhaul`]: the Long-haul CNP second level and the gateway's addresses;
+//!   [`config`]: TOML settings validated into a write plan; [`units`]:
 //!   parsing of rates, durations and byte sizes.
 
 pub mod bus;
 pub mod config;
 pub mod device;
+pub mod flows;
+pub mod longhaul;
 pub mod mem;
 pub mod pci;
 #[cfg(feature = "sim")]
@@ -21,6 +25,8 @@ pub mod units;
 pub use bus::{BusError, RegisterBus};
 pub use config::{apply, apply_config, Config, ConfigError, Plan};
 pub use device::{Capabilities, Device, DeviceError, Version};
+pub use flows::{flow_key, FlowEntry, FlowError, FlowKey, FlowTable};
+pub use longhaul::{GatewayAddresses, SecondLevel, SecondLevelError};
 pub use mem::MemBus;
 pub use pci::{Bdf, PciBus, PciOpenError};
 #[cfg(feature = "sim")]

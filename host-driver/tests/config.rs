@@ -77,11 +77,12 @@ fn hw_04_example_config_applies() {
     assert_eq!(t.k_base_bytes, 65_536);
     // Raw registers first, features last.
     assert_eq!(plan.writes.first(), Some(&(offset::SCRATCH, 0x1234)));
+    assert_eq!(plan.features, Some(feature::LH_ECN_MARK));
     assert_eq!(
-        plan.writes.last(),
+        plan.bus_writes().last(),
         Some(&(offset::FEATURE_ENABLE, feature::LH_ECN_MARK))
     );
-    assert_eq!(dev.bus().write_log(), plan.writes.as_slice());
+    assert_eq!(dev.bus().write_log(), plan.bus_writes().as_slice());
     assert!(
         plan.to_string()
             .contains("PORT0_RATE_MBPS @ 0x100 <- 100000 (0x186a0)"),
@@ -311,6 +312,7 @@ fn hw_04_apply_checks_the_plan_before_writing() {
     let too_many_ports = Plan {
         writes: vec![(offset::SCRATCH, 1)],
         ports_needed: 2,
+        ..Default::default()
     };
     assert!(matches!(
         apply(&mut dev, &too_many_ports),
@@ -318,7 +320,7 @@ fn hw_04_apply_checks_the_plan_before_writing() {
     ));
     let read_only_last = Plan {
         writes: vec![(offset::SCRATCH, 1), (offset::ID, 0)],
-        ports_needed: 0,
+        ..Default::default()
     };
     assert!(matches!(
         apply(&mut dev, &read_only_last),
@@ -347,8 +349,414 @@ fn hw_04_plan_offline_without_a_device() {
         .plan_with(1, |regs| Ok(regs.k_max_bytes.reset))
         .unwrap();
     assert_eq!(plan.ports_needed, 1);
-    assert_eq!(plan.writes.len(), 1 + 6 + 1);
+    assert_eq!(plan.writes.len(), 1 + 6);
+    assert_eq!(plan.register_writes().len(), 1 + 6 + 1);
     assert!(config
         .plan_with(0, |_| unreachable!("invalid configs read nothing"))
         .is_err());
+}
+
+const SECOND_LEVEL: &str = r#"
+features = ["lh_ecn_mark", "lh_cnp"]
+[longhaul]
+interval = "2ms"
+options = ["ipv4_longhaul", "hide_metric"]
+dscp = 26
+bucket = { refill_clocks = 1000, depth = 4 }
+resume = { level = 20, parameter = 0 }
+[[longhaul.severity]]
+level = 180
+action = "rate_reduce"
+parameter = 30
+[[longhaul.severity]]
+threshold = "200M"
+level = 220
+action = "pause"
+parameter = "100us"
+[gateway]
+mac = "02:c0:6e:00:00:01"
+ipv4 = "10.0.1.1"
+ipv6 = "fd00::1"
+clocks_per_us = 250
+[flows]
+age_timeout = "10s"
+static = [
+  { src = "10.0.0.1", dst = "10.0.0.4", dqp = 200, sqp = 100 },
+  { src = "fd00::1", dst = "fd00::4", dqp = 0xFFFFFF, sqp = 7 },
+]
+"#;
+
+#[test]
+fn lh_07_config_second_level_gateway_and_flows_plan() {
+    use cngw_driver::flows::flow_key;
+    let config = Config::parse(SECOND_LEVEL).unwrap();
+    let plan = config.plan_with(1, |_| unreachable!("no ports")).unwrap();
+    assert_eq!(
+        plan.writes,
+        [
+            (offset::PORT0_FLOW_INTERVAL_US, 2000),
+            (offset::CLOCKS_PER_US, 250),
+            (offset::LH_BUCKET_REFILL_CLOCKS, 1000),
+            (offset::LH_BUCKET_DEPTH, 4),
+            (offset::LH_OPTIONS, 0b011),
+            (offset::LH_SEV0_ACTION, 0xB480_001E),
+            (offset::LH_SEV1_THRESHOLD_BYTES, 200 << 20),
+            (offset::LH_SEV1_ACTION, 0xDC40_0064),
+            (offset::LH_SEV2_THRESHOLD_BYTES, 0xFFFF_FFFF),
+            (offset::LH_RESUME_ACTION, 0x14C0_0000),
+            (offset::NOTIFY_DSCP, 26),
+            (offset::GW_MAC_HI, 0x02C0),
+            (offset::GW_MAC_LO, 0x6E00_0001),
+            (offset::GW_IPV4, 0x0A00_0101),
+            (offset::GW_IPV6_0, 0xFD00_0000),
+            (offset::GW_IPV6_1, 0),
+            (offset::GW_IPV6_2, 0),
+            (offset::GW_IPV6_3, 1),
+            (offset::FLOW_AGE_TIMEOUT_US, 10_000_000),
+        ]
+    );
+    let key = |s: &str, d: &str, q| flow_key(s.parse().unwrap(), d.parse().unwrap(), q).unwrap();
+    assert_eq!(
+        plan.flows,
+        [
+            cngw_driver::config::StaticFlow {
+                key: key("10.0.0.1", "10.0.0.4", 200),
+                sqp: 100
+            },
+            cngw_driver::config::StaticFlow {
+                key: key("fd00::1", "fd00::4", 0xFF_FFFF),
+                sqp: 7
+            },
+        ]
+    );
+    assert_eq!(plan.features, Some(feature::LH_ECN_MARK | feature::LH_CNP));
+    // Registers, then each flow's key, SQP and command, then FEATURE_ENABLE.
+    let bus = plan.bus_writes();
+    assert_eq!(bus.len(), 19 + 2 * 11 + 1);
+    assert_eq!(bus[19 + 10], (offset::FLOW_COMMAND, 2));
+    assert_eq!(bus.last(), Some(&(offset::FEATURE_ENABLE, 3)));
+    let text = plan.to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[19],
+        "flow 10.0.0.1 -> 10.0.0.4 DQP 200 <- SQP 100 (static)"
+    );
+    assert_eq!(
+        lines[20],
+        "flow fd00::1 -> fd00::4 DQP 16777215 <- SQP 7 (static)"
+    );
+    assert!(
+        lines[21].starts_with("FEATURE_ENABLE @ 0x010 <- 3"),
+        "{text}"
+    );
+
+    // "rtt" and "off" are the register value 0.
+    let config =
+        Config::parse("[longhaul]\ninterval = \"rtt\"\n[flows]\nage_timeout = \"off\"\n").unwrap();
+    let plan = config.plan_with(1, |_| unreachable!()).unwrap();
+    assert_eq!(
+        plan.writes,
+        [
+            (offset::PORT0_FLOW_INTERVAL_US, 0),
+            (offset::FLOW_AGE_TIMEOUT_US, 0)
+        ]
+    );
+}
+
+#[test]
+fn lh_07_config_rejects_bad_severity_rows_and_resume() {
+    let err = rejected(
+        r#"
+        [longhaul]
+        resume = { level = 256, parameter = 50 }
+        [[longhaul.severity]]
+        threshold = "1M"
+        level = 180
+        action = "rate_reduce"
+        parameter = 130
+        [[longhaul.severity]]
+        level = 200
+        action = "slow_down"
+        [[longhaul.severity]]
+        threshold = "100M"
+        level = 220
+        action = "pause"
+        parameter = 100
+        [[longhaul.severity]]
+        threshold = "300M"
+        level = 250
+        action = "notify"
+        "#,
+    );
+    assert_eq!(
+        issues(&err),
+        [
+            "longhaul.resume.level: 256 is outside 0..=255",
+            "longhaul.severity[1].action: unknown action \"slow_down\" (use notify, pause or rate_reduce)",
+            "longhaul.severity[2].parameter: needs a unit, e.g. \"100us\"",
+        ]
+    );
+    // Once every value parses, the rules between them.
+    let err = rejected(
+        r#"
+        [longhaul]
+        resume = { level = 20, parameter = 101 }
+        [[longhaul.severity]]
+        threshold = "1M"
+        level = 180
+        action = "rate_reduce"
+        parameter = 130
+        [[longhaul.severity]]
+        threshold = "300M"
+        level = 220
+        action = "resume"
+        parameter = 10
+        [[longhaul.severity]]
+        threshold = "100M"
+        level = 250
+        action = "pause"
+        parameter = "70ms"
+        [[longhaul.severity]]
+        threshold = "400M"
+        level = 250
+        action = "notify"
+        parameter = 1
+        "#,
+    );
+    assert_eq!(
+        issues(&err),
+        [
+            "longhaul.severity[2].parameter: pause 70ms is more than the 65535 us the register holds",
+        ],
+        "the pause duration is checked while parsing"
+    );
+    let err = rejected(
+        r#"
+        [longhaul]
+        resume = { level = 20, parameter = 101 }
+        [[longhaul.severity]]
+        threshold = "1M"
+        level = 180
+        action = "rate_reduce"
+        parameter = 130
+        [[longhaul.severity]]
+        threshold = "300M"
+        level = 220
+        action = "resume"
+        parameter = 10
+        [[longhaul.severity]]
+        threshold = "100M"
+        level = 250
+        action = "pause"
+        parameter = "65535us"
+        [[longhaul.severity]]
+        threshold = "400M"
+        level = 250
+        action = "notify"
+        parameter = 1
+        "#,
+    );
+    assert_eq!(
+        issues(&err),
+        [
+            "longhaul.severity: 4 severity rows given: the table has rows 0..=2",
+            "longhaul.severity[0].parameter: rate_reduce takes a percentage of 0..=100, not 130",
+            "longhaul.severity[0].threshold: row 0 applies whenever the queue is above K_max and takes no threshold",
+            "longhaul.severity[1].action: row 1: resume is not a severity action (the Resume action is its own setting)",
+            "longhaul.severity[3].parameter: notify takes no parameter (0), not 1",
+            "longhaul.severity[2].threshold: row 2's threshold (104857600 bytes) must be above row 1's (314572800 bytes)",
+            "longhaul.resume.parameter: resume takes a percentage of 0..=100, not 101",
+        ]
+    );
+    let err = rejected("[longhaul]\nresume = { level = 20, parameter = 5, action = \"pause\" }\n");
+    assert!(err.to_string().contains("unknown field `action`"), "{err}");
+    let err = rejected("[[longhaul.severity]]\nlevel = 1\naction = \"pause\"\n");
+    assert_eq!(
+        issues(&err),
+        ["longhaul.severity[0].parameter: pause needs a parameter"]
+    );
+}
+
+#[test]
+fn lh_08_config_rejects_bad_interval_bucket_options_and_dscp() {
+    let err = rejected(
+        r#"
+        [longhaul]
+        interval = 5
+        options = ["ipv4_longhaul", "fast"]
+        dscp = 64
+        bucket = { refill_clocks = 0, depth = 9 }
+        "#,
+    );
+    assert_eq!(
+        issues(&err),
+        [
+            "longhaul.interval: needs a unit, e.g. \"1ms\" (or \"rtt\")",
+            "longhaul.options: unknown option \"fast\" (known: hide_metric, ipv4_longhaul, ipv6_longhaul)",
+        ]
+    );
+    let err = rejected(
+        "[longhaul]\ninterval = \"1.5us\"\ndscp = 64\nbucket = { refill_clocks = 0, depth = 9 }\n",
+    );
+    assert_eq!(
+        issues(&err),
+        ["longhaul.interval: interval 1.5µs is not a whole number of microseconds",]
+    );
+    let err = rejected("[longhaul]\ndscp = 64\nbucket = { refill_clocks = 0, depth = 0 }\n");
+    assert_eq!(
+        issues(&err),
+        [
+            "longhaul.bucket.refill_clocks: the token bucket refills every 1 or more clocks, not 0",
+            "longhaul.bucket.depth: the token bucket holds 1..=8 tokens, not 0",
+            "longhaul.dscp: DSCP 64 is outside 0..=63",
+        ]
+    );
+    let err = rejected("[longhaul]\nbucket = { depth = -1 }\n[flows]\nage_timeout = \"5000s\"\n");
+    assert_eq!(
+        issues(&err),
+        [
+            "longhaul.bucket.depth: -1 is outside 0..=4294967295",
+            "flows.age_timeout: age_timeout 5000s is more than the 4294967295 us the register holds",
+        ]
+    );
+}
+
+#[test]
+fn lh_12_config_rejects_bad_gateway_addresses() {
+    let err = rejected(
+        "[gateway]\nmac = \"02:c0:6e:00:00\"\nipv4 = \"10.0.1\"\nipv6 = \"fd00::g\"\nclocks_per_us = \"322\"\n",
+    );
+    assert_eq!(
+        issues(&err),
+        [
+            "gateway.mac: \"02:c0:6e:00:00\" is not a MAC address such as \"02:c0:6e:00:00:01\"",
+            "gateway.ipv4: \"10.0.1\" is not an IPv4 address such as \"10.0.1.1\"",
+            "gateway.ipv6: \"fd00::g\" is not an IPv6 address such as \"fd00::1\"",
+            "gateway.clocks_per_us: expected an integer 0..=4294967295, found string",
+        ]
+    );
+    let err = rejected(
+        "[gateway]\nmac = \"01:00:5e:00:00:01\"\nipv6 = \"::ffff:10.0.1.1\"\nclocks_per_us = 0\n",
+    );
+    assert_eq!(
+        issues(&err),
+        [
+            "gateway.mac: 01:00:5e:00:00:01 is a multicast MAC address: notifications need a unicast source",
+            "gateway.ipv6: ::ffff:10.0.1.1 is an IPv4-mapped address: give it as the IPv4 address",
+            "gateway.clocks_per_us: clocks per microsecond must be at least 1",
+        ]
+    );
+}
+
+#[test]
+fn lh_01_config_rejects_bad_static_flows() {
+    let err = rejected(
+        r#"
+        [flows]
+        static = [
+          { src = "10.0.0.1", dst = "10.0.0.4", dqp = 200, sqp = 100 },
+          { src = "10.0.0.300", dst = "10.0.0.4", dqp = 200, sqp = 100 },
+          { src = "10.0.0.1", dst = "fd00::4", dqp = 200, sqp = 100 },
+          { src = "10.0.0.1", dst = "10.0.0.4", dqp = 0x1000000, sqp = -1 },
+          { src = "10.0.0.1", dst = "10.0.0.4", dqp = 200, sqp = 101 },
+        ]
+        [registers]
+        FLOW_COMMAND = 2
+        FLOW_SIP_0 = 1
+        "#,
+    );
+    assert_eq!(
+        issues(&err),
+        [
+            "registers.FLOW_COMMAND: flow-table commands need the FLOW_STATUS handshake: use [flows] static",
+            "flows.static[1].src: \"10.0.0.300\" is not an IPv4 or IPv6 address",
+            "flows.static[2]: source 10.0.0.1 and destination fd00::4 are of different address families: a flow is IPv4 or IPv6 end to end",
+            "flows.static[3].dqp: 16777216 is outside 0..=16777215",
+            "flows.static[3].sqp: -1 is outside 0..=16777215",
+            "flows.static[4]: the same flow as flows.static[0]",
+            "flows.static: sets FLOW_SIP_0, which registers.FLOW_SIP_0 also sets",
+        ]
+    );
+    let err = rejected("[flows]\nstatic = [{ src = \"10.0.0.1\", dst = \"10.0.0.4\", dqp = 1 }]\n");
+    assert!(err.to_string().contains("missing field `sqp`"), "{err}");
+}
+
+#[cfg(feature = "sim")]
+mod rtl {
+    use super::*;
+    use cngw_driver::flows::{flow_key, FlowEntry};
+    use cngw_driver::{BusError, RegisterBus, SimBus};
+
+    /// Logs the writes of the bus it wraps.
+    struct Logged<B> {
+        bus: B,
+        writes: Vec<(u32, u32)>,
+    }
+
+    impl<B: RegisterBus> RegisterBus for Logged<B> {
+        fn read32(&mut self, off: u32) -> Result<u32, BusError> {
+            self.bus.read32(off)
+        }
+        fn write32(&mut self, off: u32, value: u32) -> Result<(), BusError> {
+            self.writes.push((off, value));
+            self.bus.write32(off, value)
+        }
+    }
+
+    #[test]
+    fn lh_07_config_applies_second_level_and_static_flows_to_the_rtl() {
+        let mut dev = Device::open(Logged {
+            bus: SimBus::with_new_gateway(),
+            writes: Vec::new(),
+        })
+        .unwrap();
+        let config = Config::parse(SECOND_LEVEL).unwrap();
+        let plan = apply_config(&mut dev, &config).unwrap();
+        // What went over the bus is the plan, flows expanded, in order.
+        assert_eq!(dev.bus().writes, plan.bus_writes());
+        for &(off, value) in &plan.writes {
+            assert_eq!(dev.bus_mut().read32(off).unwrap(), value, "{off:#x}");
+        }
+        let key =
+            |s: &str, d: &str, q| flow_key(s.parse().unwrap(), d.parse().unwrap(), q).unwrap();
+        let mut table = dev.flow_table();
+        assert_eq!(
+            table.lookup(&key("10.0.0.1", "10.0.0.4", 200)).unwrap(),
+            Some(FlowEntry {
+                sqp: Some(100),
+                pinned: true
+            })
+        );
+        assert_eq!(
+            table.lookup(&key("fd00::1", "fd00::4", 0xFF_FFFF)).unwrap(),
+            Some(FlowEntry {
+                sqp: Some(7),
+                pinned: true
+            })
+        );
+        assert_eq!(table.list().unwrap().len(), 2);
+        assert_eq!(
+            dev.features().unwrap(),
+            feature::LH_ECN_MARK | feature::LH_CNP
+        );
+        assert_eq!(dev.read_by_name("FLOW_LEARNED").unwrap(), 2);
+    }
+
+    /// The configuration in README.md is valid and applies.
+    #[test]
+    fn hw_04_readme_example_config_applies() {
+        let readme = include_str!("../../README.md");
+        let start = readme
+            .find("A configuration file")
+            .expect("README has the configuration example");
+        let block = &readme[start..];
+        let body = &block[block.find("```toml\n").unwrap() + 8..];
+        let text = &body[..body.find("```").unwrap()];
+        let config = Config::parse(text).unwrap();
+        let mut dev = Device::open(SimBus::with_new_gateway()).unwrap();
+        let plan = apply_config(&mut dev, &config).unwrap();
+        assert!(!plan.flows.is_empty(), "the example shows static flows");
+        assert!(plan.features.is_some());
+        assert_eq!(dev.flow_table().list().unwrap().len(), plan.flows.len());
+    }
 }

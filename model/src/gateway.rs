@@ -108,6 +108,9 @@ impl RegistersMut for Regs {
         let c = self.0.entry(offset).or_insert(0);
         *c = c.wrapping_add(1);
     }
+    fn set(&mut self, offset: u32, value: u32) {
+        self.0.insert(offset, value);
+    }
 }
 
 impl Default for GatewayModel {
@@ -389,7 +392,24 @@ impl GatewayModel {
         self.lh
             .queue_depth_changed(bytes, clock, &mut self.registers);
         self.lh_clock = self.lh_clock.max(clock);
-        self.set_queue_depth(bytes);
+        self.registers
+            .insert(offset::PORT0_QUEUE_DEPTH_BYTES, bytes);
+    }
+
+    /// The depth the CE marker compares (LH-04), alone: the register the
+    /// marker reads, not the second level's view (see
+    /// [`GatewayModel::controller_depth_changed`]).
+    pub fn set_marker_depth(&mut self, bytes: u32) {
+        self.registers
+            .insert(offset::PORT0_QUEUE_DEPTH_BYTES, bytes);
+    }
+
+    /// The second level's view alone: the telemetry input reported `bytes`
+    /// in absolute clock `clock`.
+    pub fn controller_depth_changed(&mut self, bytes: u32, clock: u64) {
+        self.lh
+            .queue_depth_changed(bytes, clock, &mut self.registers);
+        self.lh_clock = self.lh_clock.max(clock);
     }
 
     /// Lets time pass to absolute clock `clock` (Resumes, LH-09; learned
@@ -405,9 +425,10 @@ impl GatewayModel {
     }
 
     /// The external queue-depth input reported `bytes`.
+    /// Without a clock, the change counts from the last clock the model
+    /// was told (the second level's timing then is not clock-exact).
     pub fn set_queue_depth(&mut self, bytes: u32) {
-        self.registers
-            .insert(offset::PORT0_QUEUE_DEPTH_BYTES, bytes);
+        self.set_queue_depth_at(bytes, self.lh_clock);
     }
 
     fn reg(&self, offset: u32) -> u32 {

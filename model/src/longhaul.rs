@@ -76,6 +76,9 @@ pub struct LonghaulModel {
     qd: u32,
     /// The last clock with the depth at or above K_min (`None`: since reset).
     last_high: Option<u64>,
+    /// Every depth the controller has seen, from the clock (since reset)
+    /// it took effect: the queue-growth samples (LH-02) read it.
+    depth_history: Vec<(u64, u32)>,
     pending: Vec<Notification>,
 }
 
@@ -146,6 +149,8 @@ impl LonghaulModel {
                 self.last_high = Some(end - 1);
             }
             self.now = self.now.max(end);
+            let growth = self.growth_at(end, regs_mut.view()).0;
+            regs_mut.set(offset::PORT0_QUEUE_GROWTH_BYTES, growth);
             return;
         }
         let base_us = self.last_high.map(|c| now_us(c, regs)).unwrap_or(0);
@@ -170,10 +175,39 @@ impl LonghaulModel {
             k += 1;
         }
         self.now = self.now.max(end);
+        let growth = self.growth_at(end, regs_mut.view()).0;
+        regs_mut.set(offset::PORT0_QUEUE_GROWTH_BYTES, growth);
         for _ in 0..sent {
             regs_mut.count(offset::LH_RESUME_SENT);
             count_sent(regs_mut);
         }
+    }
+
+    /// The depth the controller saw in clock `k` (since reset).
+    fn depth_at(&self, k: u64) -> u32 {
+        self.depth_history
+            .iter()
+            .take_while(|(e, _)| *e <= k)
+            .last()
+            .map_or(0, |(_, b)| *b)
+    }
+
+    /// LH-02: the growth of the last complete interval before clock `k`
+    /// and whether it exceeded V_growth. The gateway samples the depth at
+    /// the last clock of every `PORT0_QGR_INTERVAL_US` microseconds since
+    /// reset; growth counts from the second sample on.
+    pub fn growth_at(&self, k: u64, regs: &dyn Registers) -> (u32, bool) {
+        let p = regs.reg(offset::CLOCKS_PER_US).max(1) as u64;
+        let i = regs.reg(offset::PORT0_QGR_INTERVAL_US).max(1) as u64;
+        let n = k / (p * i);
+        if n == 0 {
+            return (0, false);
+        }
+        let sample = |n: u64| self.depth_at(p * i * n - 1);
+        let prev = if n >= 2 { sample(n - 1) } else { 0 };
+        let growth = sample(n).saturating_sub(prev);
+        let high = n >= 2 && growth > regs.reg(offset::PORT0_V_GROWTH_BYTES);
+        (growth, high)
     }
 
     /// The telemetry depth `bytes` was sampled in absolute clock `clock`.
@@ -186,6 +220,7 @@ impl LonghaulModel {
             self.last_high = Some(k - 1);
         }
         self.qd = bytes;
+        self.depth_history.push((k, bytes));
     }
 
     /// The controller's decision for a RoCEv2 packet toward the WAN, in
@@ -196,7 +231,8 @@ impl LonghaulModel {
         let r = regs.view();
         let enable = r.reg(offset::FEATURE_ENABLE) & cngw_regmap::feature::LH_CNP != 0;
         let qd = self.qd;
-        if !(enable && qd > r.reg(offset::PORT0_K_MAX_BYTES)) {
+        let growing = self.growth_at(k, r).1;
+        if !(enable && (qd > r.reg(offset::PORT0_K_MAX_BYTES) || growing)) {
             return false;
         }
         let Some(sqp) = pkt.sqp else {
@@ -350,6 +386,8 @@ fn count_sent(regs: &mut dyn RegistersMut) {
 pub trait RegistersMut {
     fn view(&self) -> &dyn Registers;
     fn count(&mut self, offset: u32);
+    /// A status register the gateway drives.
+    fn set(&mut self, offset: u32, value: u32);
 }
 
 /// The sender of a flow as an address.

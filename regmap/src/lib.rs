@@ -163,6 +163,7 @@ pub const NOT_CLEARED: &[u32] = &[
     offset::FLOW_RESULT_DIP_2,
     offset::FLOW_RESULT_DIP_3,
     offset::FLOW_RESULT_DQP,
+    offset::PORT0_QUEUE_GROWTH_BYTES,
 ];
 
 const FEATURE_FIELDS: &[Field] = &[
@@ -546,6 +547,12 @@ register_map! {
     FLOW_RESULT_DQP @ 0x370 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// ICMPv6 type of Long-haul CNPs in ICMPv6 format (LH-13; 200 is private experimentation until IANA assigns one).
     LH_ICMPV6_TYPE @ 0x380 : ReadWrite = 200, volatile = false, fields = WHOLE;
+    /// WAN port 0 queue-growth interval in microseconds: the depth is sampled at its end (LH-02).
+    PORT0_QGR_INTERVAL_US @ 0x384 : ReadWrite = 100, volatile = false, fields = WHOLE;
+    /// V_growth: growth over one interval, in bytes, above which the second level triggers (LH-05; reset: never).
+    PORT0_V_GROWTH_BYTES @ 0x388 : ReadWrite = 0xFFFF_FFFF, volatile = false, fields = WHOLE;
+    /// Queue growth over the last complete interval, in bytes (0 when the queue shrank) (LH-02).
+    PORT0_QUEUE_GROWTH_BYTES @ 0x38C : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// Source-QP learning methods (LH-01); every method is off after reset.
     LEARN_CONTROL @ 0x390 : ReadWrite = 0, volatile = false, fields = LEARN_CONTROL_FIELDS;
     /// Source QPs learned from CM REQ/REP: two per REP that paired with its pending REQ (LH-01).

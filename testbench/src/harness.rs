@@ -76,6 +76,9 @@ impl PortStats {
 pub struct Capture {
     pub outputs: BTreeMap<OutPort, Vec<Frame>>,
     pub parsed: BTreeMap<InPort, Vec<ParsedHeader>>,
+    /// The clock each parser result appeared in (absolute, as
+    /// `Gateway::cycle` counts), in the order of `parsed`.
+    pub parsed_cycles: BTreeMap<InPort, Vec<u64>>,
     pub input_stats: BTreeMap<InPort, PortStats>,
     pub output_stats: BTreeMap<OutPort, PortStats>,
     /// Cycle at which each input frame's first beat was accepted, per port.
@@ -162,6 +165,8 @@ pub(crate) fn collect<G: std::borrow::BorrowMut<Gateway>>(
     for port in InPort::ALL {
         let parsed = bench.take_parsed(port, usize::MAX);
         if !parsed.is_empty() {
+            cap.parsed_cycles
+                .insert(port, parsed.iter().map(|p| p.cycle).collect());
             cap.parsed
                 .insert(port, parsed.into_iter().map(|p| p.header).collect());
         }

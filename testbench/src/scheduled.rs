@@ -19,6 +19,7 @@ use crate::bench::{event, Bench};
 use crate::harness::{collect, set_stalls, Capture, StreamOptions};
 use crate::marker_clock::{MarkerClock, MarkerClockError, QUEUE_DEPTH_TO_MARKER_CLOCKS};
 use crate::scoreboard::{compare, compare_counters, Expected, Mismatch};
+use cngw_model::longhaul::{DECISION_DELAY, QUEUE_DEPTH_DELAY};
 use cngw_model::{Frame, GatewayModel, InPort};
 use cngw_regmap::offset;
 use cngw_sim::Gateway;
@@ -80,6 +81,10 @@ pub struct ScheduledCapture {
     pub marker_cycles: Vec<u64>,
     /// The depth steps driven, with the clock each was driven from.
     pub depth_steps_applied: Vec<DepthStep>,
+    /// Absolute clocks (`Gateway::cycle`) of the run's first and last clock;
+    /// the clocks above are relative to `start_cycle`.
+    pub start_cycle: u64,
+    pub end_cycle: u64,
 }
 
 impl ScheduledCapture {
@@ -219,12 +224,15 @@ pub fn run_scheduled(
         .map(|((port, frames), n)| (*port, frames[..*n].iter().map(|(_, f)| f.clone()).collect()))
         .collect();
     let sent_refs: Vec<(InPort, &[Frame])> = sent.iter().map(|(p, f)| (*p, f.as_slice())).collect();
+    let end_cycle = bench.cycle();
     let capture = collect(&mut bench, start, timed_out, &sent_refs);
     Ok(ScheduledCapture {
         capture,
         frames_sent,
         marker_cycles: shadow.first_beat_cycles().to_vec(),
         depth_steps_applied: applied,
+        start_cycle: start,
+        end_cycle,
     })
 }
 
@@ -244,22 +252,63 @@ pub fn expect_scheduled(
     let mut exp = Expected {
         outputs: BTreeMap::new(),
         parsed: BTreeMap::new(),
+        notifications: Vec::new(),
     };
-    for port in InPort::ALL {
-        for (i, f) in run.sent(schedule, port).into_iter().enumerate() {
-            if port == InPort::DcRx {
+    // The second level decides in clock order: depth steps reach its
+    // controller three clocks after they are driven, and each dc_rx frame is
+    // decided a fixed time after its parsed header (the model knows both
+    // delays); the CE marker uses the depth of its own clock.
+    enum Event<'a> {
+        Depth(u32, u64),
+        DcFrame(usize, &'a Frame, Option<u64>),
+    }
+    let dc_cycles = run.capture.parsed_cycles.get(&InPort::DcRx);
+    let mut events: Vec<(u64, u8, Event)> = run
+        .depth_steps_applied
+        .iter()
+        .map(|s| {
+            let at = run.start_cycle + s.cycle;
+            (at + QUEUE_DEPTH_DELAY, 0, Event::Depth(s.bytes, at))
+        })
+        .collect();
+    for (i, f) in run.sent(schedule, InPort::DcRx).into_iter().enumerate() {
+        let parsed = dc_cycles.and_then(|c| c.get(i).copied());
+        let decided = parsed.map_or(u64::MAX, |c| c + DECISION_DELAY);
+        events.push((decided, 1, Event::DcFrame(i, f, parsed)));
+    }
+    events.sort_by_key(|e| (e.0, e.1));
+    for (_, _, ev) in events {
+        match ev {
+            Event::Depth(bytes, at) => model.controller_depth_changed(bytes, at),
+            Event::DcFrame(i, f, parsed) => {
                 // Every frame sent has passed the marker once the run
                 // drained; after a timeout the rest keep the initial depth.
-                model.set_queue_depth(depths.get(i).copied().unwrap_or(initial));
-            }
-            let out = model.receive(port, f);
-            exp.parsed.entry(port).or_default().push(out.parsed);
-            for (o, frame) in out.emitted {
-                exp.outputs.entry(o).or_default().push(frame);
+                model.set_marker_depth(depths.get(i).copied().unwrap_or(initial));
+                let out = model.receive_at(InPort::DcRx, f, parsed);
+                exp.parsed.entry(InPort::DcRx).or_default().push(out.parsed);
+                for (o, frame) in out.emitted {
+                    exp.outputs.entry(o).or_default().push(frame);
+                }
             }
         }
     }
-    model.set_queue_depth(run.final_depth(initial));
+    for f in run.sent(schedule, InPort::WanRx) {
+        let out = model.receive(InPort::WanRx, f);
+        exp.parsed
+            .entry(InPort::WanRx)
+            .or_default()
+            .push(out.parsed);
+        for (o, frame) in out.emitted {
+            exp.outputs.entry(o).or_default().push(frame);
+        }
+    }
+    model.advance_to(run.end_cycle);
+    exp.notifications = model
+        .take_notifications()
+        .into_iter()
+        .map(|n| n.frame)
+        .collect();
+    model.set_marker_depth(run.final_depth(initial));
     exp
 }
 

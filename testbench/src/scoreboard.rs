@@ -39,6 +39,12 @@ pub enum Mismatch {
         rtl: Option<u32>,
         model: u32,
     },
+    /// dc_tx held only the first `rtl_found` of the model's notifications
+    /// (in order).
+    Notifications {
+        rtl_found: usize,
+        model: usize,
+    },
 }
 
 impl fmt::Display for Mismatch {
@@ -68,6 +74,10 @@ impl fmt::Display for Mismatch {
             Mismatch::Counter { name, rtl, model } => {
                 write!(f, "counter {name}: RTL {rtl:?}, model {model}")
             }
+            Mismatch::Notifications { rtl_found, model } => write!(
+                f,
+                "dc_tx: the model decided {model} notifications; the RTL sent the first {rtl_found} of them in order, then a different or no frame"
+            ),
         }
     }
 }
@@ -88,6 +98,11 @@ pub fn parsed_matches(rtl: &ParsedHeader, model: &ParsedHeader) -> bool {
 pub struct Expected {
     pub outputs: BTreeMap<OutPort, Vec<Frame>>,
     pub parsed: BTreeMap<InPort, Vec<ParsedHeader>>,
+    /// Notifications toward senders (LH-05..LH-09), in the order the model
+    /// decided them. They share dc_tx with the WAN's data frames, which the
+    /// RTL interleaves frame by frame: dc_tx must be a merge of
+    /// `outputs[DcTx]` and these, each in its own order.
+    pub notifications: Vec<Frame>,
 }
 
 /// Runs the inputs through the model.
@@ -95,6 +110,7 @@ pub fn expect(model: &mut GatewayModel, inputs: &[(InPort, Vec<Frame>)]) -> Expe
     let mut exp = Expected {
         outputs: BTreeMap::new(),
         parsed: BTreeMap::new(),
+        notifications: Vec::new(),
     };
     for (port, frames) in inputs {
         for f in frames {
@@ -115,8 +131,33 @@ pub fn compare(cap: &Capture, exp: &Expected) -> Result<(), Mismatch> {
     }
     let empty_f = Vec::new();
     for port in OutPort::ALL {
-        let rtl = cap.outputs.get(&port).unwrap_or(&empty_f);
+        let rtl_all = cap.outputs.get(&port).unwrap_or(&empty_f);
         let model = exp.outputs.get(&port).unwrap_or(&empty_f);
+        // dc_tx: take the notifications out where the model expects them.
+        let mut data_only = Vec::new();
+        let rtl = if port == OutPort::DcTx && !exp.notifications.is_empty() {
+            let mut next_note = 0;
+            let mut next_data = 0;
+            for r in rtl_all {
+                if model.get(next_data) == Some(r) {
+                    next_data += 1;
+                    data_only.push(r.clone());
+                } else if exp.notifications.get(next_note) == Some(r) {
+                    next_note += 1;
+                } else {
+                    data_only.push(r.clone());
+                }
+            }
+            if next_note != exp.notifications.len() {
+                return Err(Mismatch::Notifications {
+                    rtl_found: next_note,
+                    model: exp.notifications.len(),
+                });
+            }
+            &data_only
+        } else {
+            rtl_all
+        };
         for (index, (r, m)) in rtl.iter().zip(model).enumerate() {
             if r != m {
                 return Err(Mismatch::FrameBytes {

@@ -244,3 +244,38 @@ fn lh_01_flows_without_source_qp_get_no_cnp() {
         "learned as a flow"
     );
 }
+
+#[test]
+fn lh_05_queue_growth_above_v_growth_triggers_below_k_max() {
+    let mut b = example_gateway();
+    write(&mut b, offset::PORT0_V_GROWTH_BYTES, 50_000_000);
+    // The depth is sampled at the end of every 100 us (PORT0_QGR_INTERVAL_US)
+    // since reset: hold 10 MB for two samples.
+    set_queue(&mut b, 10_000_000);
+    b.run(250 * CLOCKS_PER_US, 0);
+    assert_eq!(b.csr_read(offset::PORT0_QUEUE_GROWTH_BYTES), Ok(0));
+    // 100 MB: above K_min (marking), below K_max (125 MB).
+    set_queue(&mut b, 100_000_000);
+    let (ecn, notes) = send(&mut b, 1);
+    assert_eq!(ecn, vec![Ecn::Ce as u8]);
+    assert!(notes.is_empty(), "no growth measured yet: no CNP");
+    // After the next sample the growth (90 MB in one interval) exceeds
+    // V_growth: the flow is told although the queue is below K_max.
+    b.run(100 * CLOCKS_PER_US, 0);
+    assert_eq!(b.csr_read(offset::PORT0_QUEUE_GROWTH_BYTES), Ok(90_000_000));
+    let (_, notes) = send(&mut b, 1);
+    assert_eq!(notes.len(), 1, "growth above V_growth triggers (LH-05)");
+    let body = longhaul(&notes[0]).cnp.body;
+    assert_eq!(
+        (body.action, body.congestion_level),
+        (Action::RateReduce, 180)
+    );
+    assert_eq!(body.metric_value, 100_000);
+    // One interval later the queue has not grown: no trigger, growth 0.
+    b.run(100 * CLOCKS_PER_US, 0);
+    assert_eq!(b.csr_read(offset::PORT0_QUEUE_GROWTH_BYTES), Ok(0));
+    write(&mut b, offset::PORT0_FLOW_INTERVAL_US, 1);
+    b.run(2 * CLOCKS_PER_US, 0);
+    let (_, notes) = send(&mut b, 1);
+    assert!(notes.is_empty(), "no growth, below K_max: no CNP");
+}

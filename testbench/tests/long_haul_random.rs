@@ -105,6 +105,12 @@ fn run_seed(seed: u64, idle: f64, backpressure: f64) {
         (offset::LH_BUCKET_DEPTH, 3),
         (offset::LH_SEV1_THRESHOLD_BYTES, 150_000_000),
         (offset::LH_SEV2_THRESHOLD_BYTES, 200_000_000),
+        // LH-05: growth of more than 50 MB over a 40 us interval triggers
+        // too, below K_max included. (The interval is counted from reset;
+        // it is written before the default's first 40 us have passed, so
+        // the samples fall where the model expects them.)
+        (offset::PORT0_QGR_INTERVAL_US, 40),
+        (offset::PORT0_V_GROWTH_BYTES, 50_000_000),
         (offset::LH_OPTIONS, options),
         (offset::NOTIFY_DSCP, 46),
         (offset::GW_MAC_HI, 0x02C0),
@@ -285,7 +291,8 @@ fn run_seed(seed: u64, idle: f64, backpressure: f64) {
     }
     let resumes = m.read_register(offset::LH_RESUME_SENT).unwrap();
     eprintln!(
-        "seed {seed}: {} notifications ({} Resumes), suppressed {}, rate-limited {}, no SQP {}",
+        "seed {seed}: {} clocks, {} notifications ({} Resumes), suppressed {}, rate-limited {}, no SQP {}",
+        b.cycle(),
         want.len(),
         resumes,
         m.read_register(offset::LH_CNP_SUPPRESSED).unwrap(),

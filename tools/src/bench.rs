@@ -75,7 +75,7 @@ fn beats(len: usize) -> usize {
 /// The RoCEv2 payload length whose frame comes closest to `target` bytes,
 /// preferring frames with as many beats as `target` (RoCE pads payloads to 4
 /// bytes and the headers have a fixed size, so not every length exists).
-fn roce_payload_len(kind: Kind, target: usize) -> usize {
+pub(crate) fn roce_payload_len(kind: Kind, target: usize) -> usize {
     const PROBE: usize = 16;
     let header = roce_builder(kind, 0).payload_len(PROBE).build().len() - PROBE;
     let len_of = |payload: usize| (header + payload).max(60);
@@ -136,6 +136,16 @@ const PORTS: [(&str, Port); 4] = [
 
 pub fn run(spec: &DeviceSpec, verbose: bool, args: &BenchArgs) -> Result<()> {
     spec.require_sim("bench")?;
+    if args.notifications {
+        return crate::bench_notify::run(&crate::bench_notify::NotifyBenchArgs {
+            sizes: args.sizes.clone(),
+            flows: args.flows,
+            frames: args.flood_frames,
+            refill_clocks: args.refill_clocks,
+            bucket_depth: args.bucket_depth,
+            json: args.json,
+        });
+    }
     let config = args
         .config
         .as_deref()

@@ -5,6 +5,7 @@
 use crate::device::DeviceSpec;
 use crate::values;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -58,6 +59,8 @@ pub enum Command {
     /// Validate or apply a TOML configuration file.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// List the flow table (LH-01), or add, delete or look up one flow.
+    Flows(FlowsArgs),
     /// Drive pcap files through the cycle-accurate gateway and check it against the reference model (simulator only).
     Replay(ReplayArgs),
     /// Line-rate benchmark of the cycle-accurate gateway (simulator only).
@@ -223,6 +226,76 @@ pub enum ConfigCommand {
     },
 }
 
+const FLOWS_AFTER_HELP: &str = "\
+A flow is {source IP, destination IP, destination QP} of its RoCEv2 data packets (IPv4 or IPv6
+end to end); the table holds its source QP once known. Static entries come from `flows add`
+or the [flows] static list of a configuration and never age; learned entries are inserted by
+the data path (without a source QP until it is learned).
+
+With --device sim (the default) every command runs on a fresh simulator whose flow table
+starts empty: `flows add` followed by `flows` in a second command shows nothing. Use
+--config FILE to put static flows (and anything else) in first, in the same command:
+  cngw flows --config gw.toml
+  cngw flows lookup --config gw.toml --src 10.0.0.1 --dst 10.0.0.4 --dqp 200
+
+JSON (--json), schema_version 1:
+  cngw flows:        {\"tool\": \"cngw flows\", \"schema_version\": 1, \"flows\": [FLOW, ...]}
+  cngw flows lookup: {\"tool\": \"cngw flows lookup\", \"schema_version\": 1, \"found\": BOOL,
+                      \"flow\": FLOW or null}
+  FLOW:              {\"src\": \"10.0.0.1\", \"dst\": \"10.0.0.4\", \"dqp\": 200, \"sqp\": 100 or null,
+                      \"kind\": \"static\" or \"learned\"}
+Addresses are strings (IPv4 flows as IPv4), QPs numbers; flows are sorted by source, destination, DQP.";
+
+#[derive(Debug, Args)]
+#[command(after_long_help = FLOWS_AFTER_HELP)]
+pub struct FlowsArgs {
+    /// Apply this TOML configuration first, as `config apply` does (static flows included).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub config: Option<PathBuf>,
+    /// Print JSON (schema in `cngw flows --help`): the list, or the look-up's answer.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Option<FlowsCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FlowsCommand {
+    /// Insert a static entry (or make an existing one static) with a source QP.
+    Add {
+        #[command(flatten)]
+        key: FlowKeyArgs,
+        /// Source QP: the sender's QP, where notifications go (24 bits, decimal or 0x hex).
+        #[arg(long, value_parser = values::parse_qp, value_name = "N")]
+        sqp: u32,
+    },
+    /// Delete a flow, static or learned.
+    #[command(alias = "delete")]
+    Del {
+        #[command(flatten)]
+        key: FlowKeyArgs,
+    },
+    /// Look one flow up.
+    Lookup {
+        #[command(flatten)]
+        key: FlowKeyArgs,
+    },
+}
+
+/// The key of one flow.
+#[derive(Clone, Copy, Debug, Args)]
+pub struct FlowKeyArgs {
+    /// Source IP address of the flow's data packets (the RDMA sender), IPv4 or IPv6.
+    #[arg(long, value_parser = values::parse_ip, value_name = "IP")]
+    pub src: IpAddr,
+    /// Destination IP address, of the same family as --src.
+    #[arg(long, value_parser = values::parse_ip, value_name = "IP")]
+    pub dst: IpAddr,
+    /// Destination QP (BTH DestQP of the data packets; 24 bits, decimal or 0x hex).
+    #[arg(long, value_parser = values::parse_qp, value_name = "N")]
+    pub dqp: u32,
+}
+
 /// Random stalls of the stream harness.
 #[derive(Clone, Copy, Debug, Args)]
 pub struct StreamArgs {
@@ -307,6 +380,27 @@ pub struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Instead of the line-rate rows: flood the gateway with RoCEv2 frames of many congested
+    /// flows (static source QPs, queue above K_max, Long-haul CNPs on) and report data throughput,
+    /// notifications against the token bucket's limit, and the notification latency.
+    #[arg(long, conflicts_with_all = ["config", "all_features", "queue_depth"])]
+    pub notifications: bool,
+    /// With --notifications: congested flows.
+    #[arg(long, default_value_t = 64, requires = "notifications",
+          value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub flows: u32,
+    /// With --notifications: frames per port per row.
+    #[arg(long, default_value_t = 4096, requires = "notifications",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub flood_frames: u32,
+    /// With --notifications: LH_BUCKET_REFILL_CLOCKS (one token every N clocks).
+    #[arg(long, default_value_t = 256, requires = "notifications",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub refill_clocks: u32,
+    /// With --notifications: LH_BUCKET_DEPTH (burst, 1..8).
+    #[arg(long, default_value_t = 8, requires = "notifications",
+          value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub bucket_depth: u32,
 }
 
 #[derive(Debug, Args)]

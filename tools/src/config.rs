@@ -11,14 +11,20 @@ pub fn load(path: &Path) -> Result<Config> {
     Config::load(path).with_context(|| format!("configuration {} rejected", path.display()))
 }
 
-fn print_plan(plan: &Plan) {
-    if plan.writes.is_empty() {
+/// `8 register write(s)` or `8 register write(s) and 2 static flow(s)`.
+pub fn plan_size(plan: &Plan) -> String {
+    let writes = format!("{} register write(s)", plan.register_writes().len());
+    match plan.flows.len() {
+        0 => writes,
+        n => format!("{writes} and {n} static flow(s)"),
+    }
+}
+
+pub fn print_plan(plan: &Plan) {
+    if plan.is_empty() {
         println!("plan: no register writes");
     } else {
-        println!(
-            "plan: {} register write(s), in this order:",
-            plan.writes.len()
-        );
+        println!("plan: {}, in this order:", plan_size(plan));
         for line in plan.to_string().lines() {
             println!("  {line}");
         }
@@ -28,7 +34,7 @@ fn print_plan(plan: &Plan) {
 /// Every write of `plan` as this device would take it (the checks `apply`
 /// makes before its first write), so `check` and `apply` agree.
 fn check_against_device(dev: &AnyDevice<'_>, plan: &Plan) -> Result<()> {
-    for &(offset, value) in &plan.writes {
+    for (offset, value) in plan.register_writes() {
         let reg = by_offset(offset)
             .ok_or_else(|| anyhow::anyhow!("the plan writes unmapped offset {offset:#05x}"))?;
         dev.check(reg, value).map_err(device_error)?;
@@ -60,10 +66,6 @@ pub fn apply(spec: &DeviceSpec, verbose: bool, path: &Path) -> Result<()> {
     apply_plan(&mut dev, &plan)
         .map_err(device_error)
         .with_context(|| format!("applying {} failed", path.display()))?;
-    println!(
-        "applied {} write(s) to the {}",
-        plan.writes.len(),
-        spec.describe()
-    );
+    println!("applied {} to the {}", plan_size(&plan), spec.describe());
     Ok(())
 }

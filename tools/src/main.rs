@@ -6,12 +6,14 @@
 //! process with a message on stderr and exit status 1 (2 for bad syntax).
 
 mod bench;
+mod bench_notify;
 mod cli;
 mod clock;
 mod config;
 mod counters;
 mod demo;
 mod device;
+mod flows;
 mod gen;
 mod long_haul;
 mod queue_trace;
@@ -44,6 +46,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Counters(args) => counters::run(spec, verbose, args),
         Command::Config(ConfigCommand::Check { file }) => config::check(spec, verbose, file),
         Command::Config(ConfigCommand::Apply { file }) => config::apply(spec, verbose, file),
+        Command::Flows(args) => flows::run(spec, verbose, args),
         Command::Replay(args) => replay::run(spec, verbose, args),
         Command::Bench(args) => bench::run(spec, verbose, args),
         Command::Demo(args) => demo::run(spec, verbose, args),

@@ -338,9 +338,10 @@ pub fn run(spec: &DeviceSpec, verbose: bool, args: &ReplayArgs) -> Result<()> {
     println!("cngw replay through the cycle-accurate gateway (Verilator RTL)");
     match &args.config {
         Some(path) => println!(
-            "  configuration: {} ({} register write(s) through the CSR port)",
+            "  configuration: {} ({} register write(s) and {} static flow(s) through the CSR port)",
             path.display(),
-            session.plan.writes.len()
+            session.plan.register_writes().len(),
+            session.plan.flows.len()
         ),
         None => println!("  configuration: none (reset state)"),
     }

@@ -111,8 +111,10 @@ impl Session {
             apply(&mut dev, &plan).map_err(device_error)?;
             (plan, dev.features().map_err(device_error)?)
         };
+        // The model takes each flow-table command at once: no polls.
         let mut model = GatewayModel::new();
-        for &(off, value) in &plan.writes {
+        model.set_reset_clock(gateway.reset_released_at());
+        for (off, value) in plan.bus_writes() {
             ensure!(
                 model.write_register(off, value),
                 "the reference model refused the write of {value:#x} to {:#05x}",
@@ -145,9 +147,10 @@ impl Session {
     /// Drives the external queue-depth telemetry input of both RTL and model,
     /// and clocks the RTL until the value is registered.
     pub fn set_queue_depth(&mut self, bytes: u32) {
+        let at = self.gateway.cycle();
         self.gateway.set_queue_depth(bytes, true);
         self.gateway.run(QUEUE_DEPTH_SETTLE_CYCLES);
-        self.model.set_queue_depth(bytes);
+        self.model.set_queue_depth_at(bytes, at);
     }
 
     /// Drives `schedule` (frames at their clocks, queue-depth steps) through

@@ -66,6 +66,26 @@ pub fn parse_u32_arg(text: &str) -> Result<u32, String> {
     parse_u32(text)
 }
 
+/// A queue-pair number: 24 bits, decimal or `0x` hex.
+pub fn parse_qp(text: &str) -> Result<u32, String> {
+    let value = parse_u32(text).map_err(|e| e.replace("a 32-bit register", "a QP number"))?;
+    if value > cngw_driver::flows::QP_MAX {
+        return Err(format!(
+            "{text:?} does not fit the 24-bit QP number (max {} = {:#x})",
+            cngw_driver::flows::QP_MAX,
+            cngw_driver::flows::QP_MAX
+        ));
+    }
+    Ok(value)
+}
+
+/// An IPv4 or IPv6 address.
+pub fn parse_ip(text: &str) -> Result<std::net::IpAddr, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not an IPv4 or IPv6 address"))
+}
+
 /// A probability for random stalls: 0 <= p < 1 (1 would stall forever).
 pub fn parse_probability(text: &str) -> Result<f64, String> {
     let p: f64 = text
@@ -132,6 +152,22 @@ mod tests {
                 "{big}"
             );
         }
+    }
+
+    #[test]
+    fn lh_01_qp_numbers_are_24_bits() {
+        assert_eq!(parse_qp("200"), Ok(200));
+        assert_eq!(parse_qp("0xffffff"), Ok(0xFF_FFFF));
+        assert!(parse_qp("0x1000000").unwrap_err().contains("24-bit"));
+        assert!(parse_qp("0x100000000")
+            .unwrap_err()
+            .contains("out of range for a QP number"));
+        assert!(parse_qp("qp").unwrap_err().contains("not a number"));
+        assert!(parse_ip("10.0.0.1").unwrap().is_ipv4());
+        assert!(parse_ip("fd00::1").unwrap().is_ipv6());
+        assert!(parse_ip("10.0.0.256")
+            .unwrap_err()
+            .contains("not an IPv4 or IPv6 address"));
     }
 
     #[test]

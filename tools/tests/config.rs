@@ -36,7 +36,11 @@ fn hw_04_config_apply_performs_the_plan() {
     let file = dir.join("gw.toml");
     std::fs::write(&file, VALID).unwrap();
     let run = cngw(&argv!["--verbose", "config", "apply", file]).expect_ok();
-    assert!(run.stdout.contains("applied 8 write(s)"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("applied 8 register write(s)"),
+        "{}",
+        run.stdout
+    );
     let writes = run.bus_writes();
     assert_eq!(writes.len(), 8, "{writes:?}");
     // Features switch on last, once their thresholds are in place.

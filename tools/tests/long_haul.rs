@@ -1,8 +1,11 @@
 //! `examples/long-haul`: the operational example of
 //! draft-tian-ccwg-long-haul-cnp-00 replayed through the cycle-accurate
-//! gateway (LH-03 thresholds, LH-04 first-level CE marking).
+//! gateway (LH-03 thresholds, LH-04 first-level CE marking, LH-05..LH-09
+//! Long-haul CNP and Resume).
 
 mod common;
+use cngw_packet::longhaul::Action;
+use cngw_packet::longhaul_rocev2::LonghaulRocev2;
 use cngw_packet::pcap::read_pcap;
 use cngw_packet::TimedFrame;
 use common::{cngw, counter, scratch, Run};
@@ -78,7 +81,7 @@ fn ipv4_header_checksum_ok(frame: &[u8]) -> bool {
 /// leaves byte for byte as it came. The RTL matches the reference model,
 /// and the device counted exactly the marked frames.
 #[test]
-fn lh_04_long_haul_example_marks_frames_while_the_queue_is_above_k_min() {
+fn lh_05_long_haul_example_marks_notifies_and_resumes() {
     let dir = scratch("long_haul_example");
     let started = Instant::now();
     let run = replay_example(&dir, &[]).expect_ok();
@@ -89,7 +92,8 @@ fn lh_04_long_haul_example_marks_frames_while_the_queue_is_above_k_min() {
     for line in [
         "RTL matches the reference model",
         &format!("K_min = {K_MIN} bytes; lh_ecn_mark on"),
-        "pass-through unchanged: dc_rx -> wan_tx no, wan_rx -> dc_tx yes",
+        "pass-through unchanged: dc_rx -> wan_tx no, wan_rx -> dc_tx no",
+        "RTL matches the reference model: 45 frames",
     ] {
         assert!(run.stdout.contains(line), "{line:?}:\n{}", run.stdout);
     }
@@ -100,7 +104,11 @@ fn lh_04_long_haul_example_marks_frames_while_the_queue_is_above_k_min() {
     let dc_in = read_pcap(example("dc_in.pcap")).unwrap();
     let wan_in = read_pcap(example("wan_in.pcap")).unwrap();
     let wan_out = read_pcap(dir.join("wan_out.pcap")).unwrap();
-    let dc_out = read_pcap(dir.join("dc_out.pcap")).unwrap();
+    let dc_out_all = read_pcap(dir.join("dc_out.pcap")).unwrap();
+    // Notifications from N1 (its MAC, from the config) and the WAN's frames.
+    let (notes, dc_out): (Vec<TimedFrame>, Vec<TimedFrame>) = dc_out_all
+        .into_iter()
+        .partition(|(_, f)| f[6..12] == [0x02, 0xc0, 0x6e, 0x00, 0x00, 0x01]);
     assert_eq!(wan_out.len(), dc_in.len());
     let t0 = dc_in[0].0.min(wan_in[0].0);
 
@@ -146,6 +154,62 @@ fn lh_04_long_haul_example_marks_frames_while_the_queue_is_above_k_min() {
         counter(&run.stdout, "DC_RX_FRAMES"),
         Some(dc_in.len() as u64)
     );
+
+    // LH-05..LH-09: at 130 MB one Long-haul CNP to 10.0.0.1 (the later
+    // packets fall within RTT_est of it); 10 ms after the queue fell below
+    // K_min at 22 ms, one Resume. Both in the RoCEv2 format, E bit set,
+    // BTH DestQP = the source QP 100.
+    assert_eq!(notes.len(), 2, "a Long-haul CNP and a Resume");
+    let lh = |f: &[u8]| {
+        LonghaulRocev2::from_frame(&cngw_packet::frame::Frame::parse(f).unwrap()).unwrap()
+    };
+    let (cnp, resume) = (lh(&notes[0].1), lh(&notes[1].1));
+    assert_eq!(cnp.dest_qp, 100);
+    assert_eq!(cnp.cnp.body.action, Action::RateReduce);
+    assert_eq!(
+        (cnp.cnp.body.parameter, cnp.cnp.body.congestion_level),
+        (30, 180)
+    );
+    assert_eq!(
+        (cnp.cnp.body.metric_type, cnp.cnp.body.metric_value),
+        (1, 130_000)
+    );
+    assert_eq!(resume.dest_qp, 100);
+    assert_eq!(resume.cnp.body.action, Action::Resume);
+    assert_eq!(
+        (resume.cnp.body.parameter, resume.cnp.body.congestion_level),
+        (50, 20)
+    );
+    assert_eq!(resume.cnp.body.metric_value, 30_000);
+    let at = |i: usize| notes[i].0 - t0;
+    // The CNP follows the first data packet to meet the 130 MB queue within
+    // the notification latency (tens of clocks).
+    let first_congested = dc_in
+        .iter()
+        .map(|(t, _)| t - t0)
+        .find(|&t| t >= 18_000_000)
+        .unwrap();
+    assert!(
+        (first_congested..first_congested + 200).contains(&at(0)),
+        "CNP at {} ns, first packet at 130 MB entered at {first_congested} ns",
+        at(0)
+    );
+    // 10 ms after 22 ms, in the gateway's microseconds of CLOCKS_PER_US =
+    // 322 clocks (0.9992 us at 322.265625 MHz: 8 us early over 10 ms).
+    assert!(
+        (31_990_000..32_001_000).contains(&at(1)),
+        "Resume at {} ns",
+        at(1)
+    );
+    assert_eq!(counter(&run.stdout, "LH_CNP_SENT"), Some(1));
+    assert_eq!(counter(&run.stdout, "LH_RESUME_SENT"), Some(1));
+    let frames: Vec<Vec<u8>> = notes.iter().map(|(_, f)| f.clone()).collect();
+    if let Some(dissected) = cngw_packet::scapy::dissect(&frames) {
+        for f in &dissected {
+            cngw_packet::scapy::assert_checksums_ok(f);
+            assert_eq!(cngw_packet::scapy::get(f, "icrc_ok"), "True");
+        }
+    }
 
     // The WAN side (CM REP, ACKs) is never marked.
     let bytes = |f: &[TimedFrame]| f.iter().map(|(_, d)| d.clone()).collect::<Vec<_>>();
@@ -194,7 +258,7 @@ fn lh_03_long_haul_example_config_gives_the_drafts_thresholds() {
         "PORT0_K_MIN_BYTES @ 0x110 <- 62500000",
         "PORT0_RATE_MBPS @ 0x100 <- 100000",
         "PORT0_RTT_EST_US @ 0x104 <- 10000",
-        "FEATURE_ENABLE @ 0x010 <- 1",
+        "FEATURE_ENABLE @ 0x010 <- 3",
     ] {
         assert!(run.stdout.contains(line), "{line}:\n{}", run.stdout);
     }

@@ -593,9 +593,14 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         self.lookups_without_sqp.next = self.unlearned_lookup_count.q.val();
 
         // ---- S0: take a request, or an Age/Flush op from the scan engine.
-        self.key_in.next = (bit_cast::<280, 128>(self.req_sip.val()) << 152)
-            | (bit_cast::<280, 128>(self.req_dip.val()) << 24)
-            | bit_cast::<280, 24>(self.req_dqp.val());
+        // (The key is formed for a request only, so that a simulator skips
+        // the 280-bit work on idle clocks; the hardware is the same.)
+        self.key_in.next = 0.into();
+        if self.req_valid.val() {
+            self.key_in.next = (bit_cast::<280, 128>(self.req_sip.val()) << 152)
+                | (bit_cast::<280, 128>(self.req_dip.val()) << 24)
+                | bit_cast::<280, 24>(self.req_dqp.val());
+        }
         self.hash.key.next = self.key_in.val();
         self.stage_in.next = self.idle_stage.val();
         self.stage_in.next.clear = self.clear_counters.val();
@@ -665,48 +670,63 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         self.cmp_same_bucket_ahead.d.next = self.s2_bucket.q.val() == self.cmp_bucket.q.val();
 
         // ---- C: forward the two older writes, compare keys, check ages.
+        // (The compare stage works only on a valid op, so that a simulator
+        // skips it on idle clocks; the hardware is the same.)
         self.cmp_match.next = 0.into();
         self.cmp_stale.next = 0.into();
+        self.cmp_match_stash.next = 0.into();
+        self.slot_last_seen.next = 0.into();
+        self.probe.next = self.stash[0].q.val();
+        self.entry_age.next = 0.into();
+        self.select_word.next = 0.into();
         for w in 0..4 {
             self.fwd[w].next = self.cmp_ram[w].q.val();
-            if self.cmp_fwd_w2.q.val() & self.w2_mask.q.val().get_bit(w) {
-                self.fwd[w].next = self.w2_entry.q.val();
-            }
-            if self.cmp_fwd_w1.q.val() & self.w1_mask.q.val().get_bit(w) {
-                self.fwd[w].next = self.w1_entry.q.val();
-            }
-            // (Fields of a Vec element are read through `probe`: rust-hdl
-            // sizes field slices outside the loop.)
-            self.probe.next = self.fwd[w].val();
-            self.cmp_match.next = self.cmp_match.val().replace_bit(
-                w,
-                self.probe.val().valid & (self.probe.val().key == self.cmp.q.val().key),
-            );
-            self.entry_age.next = self.cmp.q.val().now - self.probe.val().last_seen;
-            self.cmp_stale.next = self
-                .cmp_stale
-                .val()
-                .replace_bit(w, self.entry_age.val() > self.cmp.q.val().timeout);
-            self.dec_way[w].d.next = self.fwd[w].val();
+            self.dec_way[w].d.next = self.cmp_ram[w].q.val();
         }
-        self.cmp_match_stash.next = 0.into();
-        for s in 0..STASH {
-            self.probe.next = self.stash[s].q.val();
-            self.cmp_match_stash.next = self.cmp_match_stash.val().replace_bit(
-                s,
-                self.probe.val().valid & (self.probe.val().key == self.cmp.q.val().key),
-            );
-        }
-        // Age's stash slot (an AND-OR select, see D): its staleness.
-        self.slot_last_seen.next = 0.into();
-        for s in 0..STASH {
-            self.probe.next = self.stash[s].q.val();
-            self.select_word.next = 0.into();
-            if self.cmp.q.val().slot.index() == s {
-                self.select_word.next = 0xffff_ffff_u64.into();
+        if self.cmp.q.val().valid {
+            self.cmp_match.next = 0.into();
+            self.cmp_stale.next = 0.into();
+            for w in 0..4 {
+                self.fwd[w].next = self.cmp_ram[w].q.val();
+                if self.cmp_fwd_w2.q.val() & self.w2_mask.q.val().get_bit(w) {
+                    self.fwd[w].next = self.w2_entry.q.val();
+                }
+                if self.cmp_fwd_w1.q.val() & self.w1_mask.q.val().get_bit(w) {
+                    self.fwd[w].next = self.w1_entry.q.val();
+                }
+                // (Fields of a Vec element are read through `probe`: rust-hdl
+                // sizes field slices outside the loop.)
+                self.probe.next = self.fwd[w].val();
+                self.cmp_match.next = self.cmp_match.val().replace_bit(
+                    w,
+                    self.probe.val().valid & (self.probe.val().key == self.cmp.q.val().key),
+                );
+                self.entry_age.next = self.cmp.q.val().now - self.probe.val().last_seen;
+                self.cmp_stale.next = self
+                    .cmp_stale
+                    .val()
+                    .replace_bit(w, self.entry_age.val() > self.cmp.q.val().timeout);
+                self.dec_way[w].d.next = self.fwd[w].val();
             }
-            self.slot_last_seen.next =
-                self.slot_last_seen.val() | (self.probe.val().last_seen & self.select_word.val());
+            self.cmp_match_stash.next = 0.into();
+            for s in 0..STASH {
+                self.probe.next = self.stash[s].q.val();
+                self.cmp_match_stash.next = self.cmp_match_stash.val().replace_bit(
+                    s,
+                    self.probe.val().valid & (self.probe.val().key == self.cmp.q.val().key),
+                );
+            }
+            // Age's stash slot (an AND-OR select, see D): its staleness.
+            self.slot_last_seen.next = 0.into();
+            for s in 0..STASH {
+                self.probe.next = self.stash[s].q.val();
+                self.select_word.next = 0.into();
+                if self.cmp.q.val().slot.index() == s {
+                    self.select_word.next = 0xffff_ffff_u64.into();
+                }
+                self.slot_last_seen.next = self.slot_last_seen.val()
+                    | (self.probe.val().last_seen & self.select_word.val());
+            }
         }
         self.entry_age.next = self.cmp.q.val().now - self.slot_last_seen.val();
         self.dec_stash_stale.d.next = self.entry_age.val() > self.cmp.q.val().timeout;
@@ -777,45 +797,51 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         self.expired_way.next = 0.into();
         self.aged_now.next = 0.into();
         self.aged_learned_now.next = 0.into();
-        for w in 0..4 {
-            self.probe.next = self.eff[w].val();
-            self.probe_bits.next = self.probe.val().into();
-            self.select_mask.next = 0.into();
-            if self.sel_way.val().get_bit(w) {
-                self.select_mask.next = self.all_ones.val();
-                self.hit_slot.next = self.hit_slot.val() | self.slot_number[w].val();
-            }
-            self.select_bits.next =
-                self.select_bits.val() | (self.probe_bits.val() & self.select_mask.val());
-            if !self.free_way_found.val() & !self.probe.val().valid {
-                self.free_way_found.next = true;
-                self.free_way.next = self.slot_number[w].val();
-            }
-            if self.age_op.val()
-                & self.probe.val().valid
-                & !self.probe.val().pinned
-                & self.stale_way.val().get_bit(w)
-            {
-                self.expired_way.next = self.expired_way.val().replace_bit(w, true);
-                self.aged_now.next = self.aged_now.val() + 1;
-                if self.probe.val().sqp_valid {
-                    self.aged_learned_now.next = self.aged_learned_now.val() + 1;
+        self.probe_bits.next = 0.into();
+        self.select_mask.next = 0.into();
+        // (Only a valid op selects, so that a simulator skips the 12 wide
+        // AND-OR terms on idle clocks; the hardware is the same.)
+        if self.dec.q.val().valid {
+            for w in 0..4 {
+                self.probe.next = self.eff[w].val();
+                self.probe_bits.next = self.probe.val().into();
+                self.select_mask.next = 0.into();
+                if self.sel_way.val().get_bit(w) {
+                    self.select_mask.next = self.all_ones.val();
+                    self.hit_slot.next = self.hit_slot.val() | self.slot_number[w].val();
+                }
+                self.select_bits.next =
+                    self.select_bits.val() | (self.probe_bits.val() & self.select_mask.val());
+                if !self.free_way_found.val() & !self.probe.val().valid {
+                    self.free_way_found.next = true;
+                    self.free_way.next = self.slot_number[w].val();
+                }
+                if self.age_op.val()
+                    & self.probe.val().valid
+                    & !self.probe.val().pinned
+                    & self.stale_way.val().get_bit(w)
+                {
+                    self.expired_way.next = self.expired_way.val().replace_bit(w, true);
+                    self.aged_now.next = self.aged_now.val() + 1;
+                    if self.probe.val().sqp_valid {
+                        self.aged_learned_now.next = self.aged_learned_now.val() + 1;
+                    }
                 }
             }
-        }
-        for s in 0..STASH {
-            self.probe.next = self.stash[s].q.val();
-            self.probe_bits.next = self.probe.val().into();
-            self.select_mask.next = 0.into();
-            if self.sel_stash.val().get_bit(s) {
-                self.select_mask.next = self.all_ones.val();
-                self.hit_slot.next = self.hit_slot.val() | self.slot_number[s].val();
-            }
-            self.select_bits.next =
-                self.select_bits.val() | (self.probe_bits.val() & self.select_mask.val());
-            if !self.free_stash_found.val() & !self.probe.val().valid {
-                self.free_stash_found.next = true;
-                self.free_stash.next = self.slot_number[s].val();
+            for s in 0..STASH {
+                self.probe.next = self.stash[s].q.val();
+                self.probe_bits.next = self.probe.val().into();
+                self.select_mask.next = 0.into();
+                if self.sel_stash.val().get_bit(s) {
+                    self.select_mask.next = self.all_ones.val();
+                    self.hit_slot.next = self.hit_slot.val() | self.slot_number[s].val();
+                }
+                self.select_bits.next =
+                    self.select_bits.val() | (self.probe_bits.val() & self.select_mask.val());
+                if !self.free_stash_found.val() & !self.probe.val().valid {
+                    self.free_stash_found.next = true;
+                    self.free_stash.next = self.slot_number[s].val();
+                }
             }
         }
         self.hit_entry.next = self.select_bits.val().into();

@@ -11,7 +11,9 @@
 //!  [ Resume: QD < K_min for RTT_est -> one Resume per tracked flow, lowest slot first ]
 //! ```
 //! Rules, in the order they are applied to each `res_valid` (one packet per
-//! clock at most), while `enable` is set and `qd > k_max`:
+//! clock at most), while `enable` is set and the queue is congested (`qd >
+//! k_max`, or `growth_high`: the queue grew by more than V_growth over the
+//! last interval):
 //! 1. no source QP: counted in `no_sqp`; nothing sent;
 //! 2. the flow is in the tracker and was notified less than `interval_us`
 //!    ago: counted in `suppressed`;
@@ -63,6 +65,8 @@ pub struct LhController {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub enable: Signal<In, Bit>,
+    /// LH-05: the queue grew by more than V_growth over the last interval.
+    pub growth_high: Signal<In, Bit>,
     pub now_us: Signal<In, Bits<32>>,
     pub qd: Signal<In, Bits<32>>,
     pub qd_kb: Signal<In, Bits<24>>,
@@ -228,7 +232,8 @@ impl Logic for LhController {
             self.fifo[i].d.next = self.fifo[i].q.val();
         }
 
-        self.congested.next = self.enable.val() & (self.qd.val() > self.k_max.val());
+        self.congested.next =
+            self.enable.val() & ((self.qd.val() > self.k_max.val()) | self.growth_high.val());
 
         // Tracker look-up (by location), the lowest free slot and the lowest
         // tracked slot (for Resume).
@@ -246,29 +251,33 @@ impl Logic for LhController {
         self.resume_mac.next = 0.into();
         self.resume_sqp.next = 0.into();
         self.resume_pkey.next = 0.into();
-        for i in 0..TRACKER_SLOTS {
-            if !self.hit.val()
-                & self.trk_valid[i].q.val()
-                & (self.trk_location[i].q.val() == self.res_location.val())
-            {
-                self.hit.next = true;
-                self.hit_slot.next = self.slot_number[i].val();
-                self.hit_time.next = self.trk_time[i].q.val();
-                self.hit_qd.next = self.trk_qd[i].q.val();
-                self.hit_row.next = self.trk_row[i].q.val();
-            }
-            if !self.free.val() & !self.trk_valid[i].q.val() {
-                self.free.next = true;
-                self.free_slot.next = self.slot_number[i].val();
-            }
-            if !self.tracked.val() & self.trk_valid[i].q.val() {
-                self.tracked.next = true;
-                self.tracked_slot.next = self.slot_number[i].val();
-                self.resume_ip.next = self.trk_ip[i].q.val();
-                self.resume_ipv6.next = self.trk_ipv6[i].q.val();
-                self.resume_mac.next = self.trk_mac[i].q.val();
-                self.resume_sqp.next = self.trk_sqp[i].q.val();
-                self.resume_pkey.next = self.trk_pkey[i].q.val();
+        // (Only a packet decision or a possible Resume looks: a simulator
+        // then skips the loop on other clocks.)
+        if self.res_valid.val() | (self.qd.val() < self.k_min.val()) {
+            for i in 0..TRACKER_SLOTS {
+                if !self.hit.val()
+                    & self.trk_valid[i].q.val()
+                    & (self.trk_location[i].q.val() == self.res_location.val())
+                {
+                    self.hit.next = true;
+                    self.hit_slot.next = self.slot_number[i].val();
+                    self.hit_time.next = self.trk_time[i].q.val();
+                    self.hit_qd.next = self.trk_qd[i].q.val();
+                    self.hit_row.next = self.trk_row[i].q.val();
+                }
+                if !self.free.val() & !self.trk_valid[i].q.val() {
+                    self.free.next = true;
+                    self.free_slot.next = self.slot_number[i].val();
+                }
+                if !self.tracked.val() & self.trk_valid[i].q.val() {
+                    self.tracked.next = true;
+                    self.tracked_slot.next = self.slot_number[i].val();
+                    self.resume_ip.next = self.trk_ip[i].q.val();
+                    self.resume_ipv6.next = self.trk_ipv6[i].q.val();
+                    self.resume_mac.next = self.trk_mac[i].q.val();
+                    self.resume_sqp.next = self.trk_sqp[i].q.val();
+                    self.resume_pkey.next = self.trk_pkey[i].q.val();
+                }
             }
         }
 
@@ -335,95 +344,118 @@ impl Logic for LhController {
             self.resume_count.d.next = self.resume_count.q.val() + 1;
         }
 
-        // Tracker update.
-        for i in 0..TRACKER_SLOTS {
-            if self.send_cnp.val() & (self.send_slot.val().index() == i) {
-                self.trk_valid[i].d.next = true;
-                self.trk_location[i].d.next = self.res_location.val();
-                self.trk_time[i].d.next = self.now_us.val();
-                self.trk_qd[i].d.next = self.qd.val();
-                self.trk_row[i].d.next = self.row.val();
-                self.trk_ip[i].d.next = self.res_src_ip.val();
-                self.trk_ipv6[i].d.next = self.res_ipv6.val();
-                self.trk_mac[i].d.next = self.res_src_mac.val();
-                self.trk_sqp[i].d.next = self.res_sqp.val();
-                self.trk_pkey[i].d.next = self.res_pkey.val();
-            }
-            if self.send_resume.val() & (self.tracked_slot.val().index() == i) {
-                self.trk_valid[i].d.next = false;
+        // Tracker update (only when something is sent: a simulator then
+        // skips the loop on other clocks).
+        if self.send_cnp.val() | self.send_resume.val() {
+            for i in 0..TRACKER_SLOTS {
+                if self.send_cnp.val() & (self.send_slot.val().index() == i) {
+                    self.trk_valid[i].d.next = true;
+                    self.trk_location[i].d.next = self.res_location.val();
+                    self.trk_time[i].d.next = self.now_us.val();
+                    self.trk_qd[i].d.next = self.qd.val();
+                    self.trk_row[i].d.next = self.row.val();
+                    self.trk_ip[i].d.next = self.res_src_ip.val();
+                    self.trk_ipv6[i].d.next = self.res_ipv6.val();
+                    self.trk_mac[i].d.next = self.res_src_mac.val();
+                    self.trk_sqp[i].d.next = self.res_sqp.val();
+                    self.trk_pkey[i].d.next = self.res_pkey.val();
+                }
+                if self.send_resume.val() & (self.tracked_slot.val().index() == i) {
+                    self.trk_valid[i].d.next = false;
+                }
             }
         }
 
-        // Bodies in wire order (narrow results in their own width).
-        self.metric.next = bit_cast::<32, 24>(self.qd_kb.val()) | bits::<32>(0x0100_0000);
-        if self.hide_metric.val() {
-            self.metric.next = 0.into();
-        }
-        self.metric_lanes.next = (self.metric.val() >> 24)
-            | ((self.metric.val() >> 8) & 0xFF00)
-            | ((self.metric.val() << 8) & 0xFF_0000)
-            | (self.metric.val() << 24);
-        self.sqp_lanes.next = ((bit_cast::<32, 24>(self.res_sqp.val()) >> 8) & 0xFF00)
-            | ((bit_cast::<32, 24>(self.res_sqp.val()) << 8) & 0xFF_0000)
-            | (bit_cast::<32, 24>(self.res_sqp.val()) << 24);
-        self.resume_sqp_lanes.next = ((bit_cast::<32, 24>(self.resume_sqp.val()) >> 8) & 0xFF00)
-            | ((bit_cast::<32, 24>(self.resume_sqp.val()) << 8) & 0xFF_0000)
-            | (bit_cast::<32, 24>(self.resume_sqp.val()) << 24);
-        self.param_lanes.next =
-            (self.action.val().get_bits::<16>(0) >> 8) | (self.action.val().get_bits::<16>(0) << 8);
-        self.resume_param_lanes.next = (self.resume_action.val().get_bits::<16>(0) >> 8)
-            | (self.resume_action.val().get_bits::<16>(0) << 8);
-        self.body.next = bit_cast::<96, 8>(self.action.val().get_bits::<8>(24))
-            | (bit_cast::<96, 2>(self.action.val().get_bits::<2>(22)) << 14)
-            | (bit_cast::<96, 16>(self.param_lanes.val()) << 16)
-            | (bit_cast::<96, 32>(self.sqp_lanes.val()) << 32)
-            | (bit_cast::<96, 32>(self.metric_lanes.val()) << 64);
-        self.body_resume.next = bit_cast::<96, 8>(self.resume_action.val().get_bits::<8>(24))
-            | (bit_cast::<96, 2>(self.resume_action.val().get_bits::<2>(22)) << 14)
-            | (bit_cast::<96, 16>(self.resume_param_lanes.val()) << 16)
-            | (bit_cast::<96, 32>(self.resume_sqp_lanes.val()) << 32)
-            | (bit_cast::<96, 32>(self.metric_lanes.val()) << 64);
-        self.longhaul.next = (self.res_ipv6.val() & self.ipv6_longhaul.val())
-            | (!self.res_ipv6.val() & self.ipv4_longhaul.val());
-        self.resume_longhaul.next = (self.resume_ipv6.val() & self.ipv6_longhaul.val())
-            | (!self.resume_ipv6.val() & self.ipv4_longhaul.val());
+        self.push.next = self.send_cnp.val() | self.send_resume.val();
+        self.metric.next = 0.into();
+        self.metric_lanes.next = 0.into();
+        self.sqp_lanes.next = 0.into();
+        self.resume_sqp_lanes.next = 0.into();
+        self.param_lanes.next = 0.into();
+        self.resume_param_lanes.next = 0.into();
+        self.body.next = 0.into();
+        self.body_resume.next = 0.into();
+        self.longhaul.next = false;
+        self.resume_longhaul.next = false;
+        self.job_in.next = 0.into();
+        if self.push.val() {
+            // Bodies in wire order (narrow results in their own width).
+            self.metric.next = bit_cast::<32, 24>(self.qd_kb.val()) | bits::<32>(0x0100_0000);
+            if self.hide_metric.val() {
+                self.metric.next = 0.into();
+            }
+            self.metric_lanes.next = (self.metric.val() >> 24)
+                | ((self.metric.val() >> 8) & 0xFF00)
+                | ((self.metric.val() << 8) & 0xFF_0000)
+                | (self.metric.val() << 24);
+            self.sqp_lanes.next = ((bit_cast::<32, 24>(self.res_sqp.val()) >> 8) & 0xFF00)
+                | ((bit_cast::<32, 24>(self.res_sqp.val()) << 8) & 0xFF_0000)
+                | (bit_cast::<32, 24>(self.res_sqp.val()) << 24);
+            self.resume_sqp_lanes.next = ((bit_cast::<32, 24>(self.resume_sqp.val()) >> 8)
+                & 0xFF00)
+                | ((bit_cast::<32, 24>(self.resume_sqp.val()) << 8) & 0xFF_0000)
+                | (bit_cast::<32, 24>(self.resume_sqp.val()) << 24);
+            self.param_lanes.next = (self.action.val().get_bits::<16>(0) >> 8)
+                | (self.action.val().get_bits::<16>(0) << 8);
+            self.resume_param_lanes.next = (self.resume_action.val().get_bits::<16>(0) >> 8)
+                | (self.resume_action.val().get_bits::<16>(0) << 8);
+            self.body.next = bit_cast::<96, 8>(self.action.val().get_bits::<8>(24))
+                | (bit_cast::<96, 2>(self.action.val().get_bits::<2>(22)) << 14)
+                | (bit_cast::<96, 16>(self.param_lanes.val()) << 16)
+                | (bit_cast::<96, 32>(self.sqp_lanes.val()) << 32)
+                | (bit_cast::<96, 32>(self.metric_lanes.val()) << 64);
+            self.body_resume.next = bit_cast::<96, 8>(self.resume_action.val().get_bits::<8>(24))
+                | (bit_cast::<96, 2>(self.resume_action.val().get_bits::<2>(22)) << 14)
+                | (bit_cast::<96, 16>(self.resume_param_lanes.val()) << 16)
+                | (bit_cast::<96, 32>(self.resume_sqp_lanes.val()) << 32)
+                | (bit_cast::<96, 32>(self.metric_lanes.val()) << 64);
+            self.longhaul.next = (self.res_ipv6.val() & self.ipv6_longhaul.val())
+                | (!self.res_ipv6.val() & self.ipv4_longhaul.val());
+            self.resume_longhaul.next = (self.resume_ipv6.val() & self.ipv6_longhaul.val())
+                | (!self.resume_ipv6.val() & self.ipv4_longhaul.val());
 
-        // Job packing: ip [127:0], mac [175:128], dqp [199:176],
-        // pkey [215:200], body [311:216], ipv6 [312], longhaul [313].
-        self.job_in.next = bit_cast::<314, 128>(self.res_src_ip.val())
-            | (bit_cast::<314, 48>(self.res_src_mac.val()) << 128)
-            | (bit_cast::<314, 24>(self.res_sqp.val()) << 176)
-            | (bit_cast::<314, 16>(self.res_pkey.val()) << 200)
-            | (bit_cast::<314, 96>(self.body.val()) << 216);
-        if self.res_ipv6.val() {
-            self.job_in.next = self.job_in.val() | self.bit312.val();
-        }
-        if self.longhaul.val() {
-            self.job_in.next = self.job_in.val() | self.bit313.val();
-        }
-        if self.send_resume.val() {
-            self.job_in.next = bit_cast::<314, 128>(self.resume_ip.val())
-                | (bit_cast::<314, 48>(self.resume_mac.val()) << 128)
-                | (bit_cast::<314, 24>(self.resume_sqp.val()) << 176)
-                | (bit_cast::<314, 16>(self.resume_pkey.val()) << 200)
-                | (bit_cast::<314, 96>(self.body_resume.val()) << 216);
-            if self.resume_ipv6.val() {
+            // Job packing: ip [127:0], mac [175:128], dqp [199:176],
+            // pkey [215:200], body [311:216], ipv6 [312], longhaul [313].
+            self.job_in.next = bit_cast::<314, 128>(self.res_src_ip.val())
+                | (bit_cast::<314, 48>(self.res_src_mac.val()) << 128)
+                | (bit_cast::<314, 24>(self.res_sqp.val()) << 176)
+                | (bit_cast::<314, 16>(self.res_pkey.val()) << 200)
+                | (bit_cast::<314, 96>(self.body.val()) << 216);
+            if self.res_ipv6.val() {
                 self.job_in.next = self.job_in.val() | self.bit312.val();
             }
-            if self.resume_longhaul.val() {
+            if self.longhaul.val() {
                 self.job_in.next = self.job_in.val() | self.bit313.val();
             }
+            if self.send_resume.val() {
+                self.job_in.next = bit_cast::<314, 128>(self.resume_ip.val())
+                    | (bit_cast::<314, 48>(self.resume_mac.val()) << 128)
+                    | (bit_cast::<314, 24>(self.resume_sqp.val()) << 176)
+                    | (bit_cast::<314, 16>(self.resume_pkey.val()) << 200)
+                    | (bit_cast::<314, 96>(self.body_resume.val()) << 216);
+                if self.resume_ipv6.val() {
+                    self.job_in.next = self.job_in.val() | self.bit312.val();
+                }
+                if self.resume_longhaul.val() {
+                    self.job_in.next = self.job_in.val() | self.bit313.val();
+                }
+            }
         }
-        self.push.next = self.send_cnp.val() | self.send_resume.val();
 
         // FIFO.
         self.job_out.next = 0.into();
-        for i in 0..JOB_FIFO_DEPTH {
-            if self.fifo_rptr.q.val().index() == i {
-                self.job_out.next = self.fifo[i].q.val();
+        if self.fifo_count.q.val() != 0 {
+            for i in 0..JOB_FIFO_DEPTH {
+                if self.fifo_rptr.q.val().index() == i {
+                    self.job_out.next = self.fifo[i].q.val();
+                }
             }
-            if self.push.val() & (self.fifo_wptr.q.val().index() == i) {
-                self.fifo[i].d.next = self.job_in.val();
+        }
+        if self.push.val() {
+            for i in 0..JOB_FIFO_DEPTH {
+                if self.fifo_wptr.q.val().index() == i {
+                    self.fifo[i].d.next = self.job_in.val();
+                }
             }
         }
         self.job_valid.next = self.fifo_count.q.val() != 0;
@@ -511,6 +543,7 @@ impl Default for LhController {
             clock: Default::default(),
             reset: Default::default(),
             enable: Default::default(),
+            growth_high: Default::default(),
             now_us: Default::default(),
             qd: Default::default(),
             qd_kb: Default::default(),

@@ -296,55 +296,66 @@ impl Logic for Crc32Engine {
         self.crc_valid.next = self.crc_out_valid.q.val();
 
         // Beat stage: bytes of the message in this beat, the rest zeroed.
-        self.lanes_in_message.next = self.keep.val();
-        if self.first.val() {
-            self.lanes_in_message.next =
-                self.keep.val() & (self.all_lanes.val() << self.start_lane.val());
-        }
-        self.message_bytes.next = self.data.val();
-        for lane in 0..64 {
-            if !self.lanes_in_message.val().get_bit(lane) {
-                self.message_bytes.next = self.message_bytes.val() & self.lane_clear[lane].val();
-            }
-        }
-        // Zero bytes after the message in a last beat: 63 - (last lane), the
-        // complement of the last lane's index; keep is packed, so the last
-        // lane is where keep steps down (one-hot, then encoded by OR trees).
-        self.last_lane.next = self.keep.val() & !(self.keep.val() >> 1);
+        // Computed only on a valid beat, so that a simulator skips the
+        // parity trees on idle clocks (the hardware is the same).
+        self.lanes_in_message.next = 0.into();
+        self.message_bytes.next = 0.into();
+        self.last_lane.next = 0.into();
         self.zero_bytes.next = 0.into();
-        for b in 0..6 {
-            self.zero_bytes.next = self.zero_bytes.val().replace_bit(
-                b,
-                !(self.last_lane.val() & self.lanes_with_index_bit[b].val()).any(),
-            );
-        }
         self.start_state.next = 0.into();
-        for j in 0..32 {
-            self.start_state.next = self.start_state.val().replace_bit(
-                j,
-                self.start_columns[j]
-                    .val()
-                    .get_bit(self.start_lane.val().index()),
-            );
-        }
-        self.state_in.next = self.state.q.val();
-        if self.first.val() {
-            self.state_in.next = self.start_state.val();
-        }
+        self.state_in.next = 0.into();
         self.state_part.next = 0.into();
         self.data_part.next = 0.into();
-        for j in 0..32 {
-            self.state_part.next = self
-                .state_part
-                .val()
-                .replace_bit(j, (self.state_in.val() & self.state_rows[j].val()).xor());
-            self.data_part.next = self.data_part.val().replace_bit(
-                j,
-                (self.message_bytes.val() & self.data_rows[j].val()).xor(),
-            );
-        }
         self.tail_pending.d.next = false;
         if self.valid.val() {
+            self.lanes_in_message.next = self.keep.val();
+            if self.first.val() {
+                self.lanes_in_message.next =
+                    self.keep.val() & (self.all_lanes.val() << self.start_lane.val());
+            }
+            self.message_bytes.next = self.data.val();
+            for lane in 0..64 {
+                if !self.lanes_in_message.val().get_bit(lane) {
+                    self.message_bytes.next =
+                        self.message_bytes.val() & self.lane_clear[lane].val();
+                }
+            }
+            // Zero bytes after the message in a last beat: 63 - (last lane), the
+            // complement of the last lane's index; keep is packed, so the last
+            // lane is where keep steps down (one-hot, then encoded by OR trees).
+            self.last_lane.next = self.keep.val() & !(self.keep.val() >> 1);
+            self.zero_bytes.next = 0.into();
+            for b in 0..6 {
+                self.zero_bytes.next = self.zero_bytes.val().replace_bit(
+                    b,
+                    !(self.last_lane.val() & self.lanes_with_index_bit[b].val()).any(),
+                );
+            }
+            self.start_state.next = 0.into();
+            for j in 0..32 {
+                self.start_state.next = self.start_state.val().replace_bit(
+                    j,
+                    self.start_columns[j]
+                        .val()
+                        .get_bit(self.start_lane.val().index()),
+                );
+            }
+            self.state_in.next = self.state.q.val();
+            if self.first.val() {
+                self.state_in.next = self.start_state.val();
+            }
+            self.state_part.next = 0.into();
+            self.data_part.next = 0.into();
+            for j in 0..32 {
+                self.state_part.next = self
+                    .state_part
+                    .val()
+                    .replace_bit(j, (self.state_in.val() & self.state_rows[j].val()).xor());
+                self.data_part.next = self.data_part.val().replace_bit(
+                    j,
+                    (self.message_bytes.val() & self.data_rows[j].val()).xor(),
+                );
+            }
             self.state.d.next = self.state_part.val() ^ self.data_part.val();
             self.tail_pending.d.next = self.last.val();
             self.tail_zero_bytes.d.next = self.zero_bytes.val();

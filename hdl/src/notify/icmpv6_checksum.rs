@@ -293,20 +293,30 @@ impl Logic for Icmpv6Checksum {
 
         // Pseudo-header addresses: word w is bytes 2w (high) and 2w+1; the
         // same tree over the 32 address bytes.
-        self.addresses_left.next = (bit_cast::<256, 128>(self.dst_ip.val()) << 128)
-            | bit_cast::<256, 128>(self.src_ip.val());
         for i in 0..32 {
-            self.address_bytes[i].next =
-                bit_cast::<12, 8>(self.addresses_left.val().get_bits::<8>(0));
-            self.addresses_left.next = self.addresses_left.val() >> 8;
+            self.address_bytes[i].next = 0.into();
         }
         for i in 0..16 {
-            self.address_sums_of_2[i].next = self.address_bytes[4 * (i / 2) + i % 2].val()
-                + self.address_bytes[4 * (i / 2) + i % 2 + 2].val();
+            self.address_sums_of_2[i].next = 0.into();
         }
-        for i in 0..8 {
-            self.address_quad_sums[i].d.next = self.address_sums_of_2[4 * (i / 2) + i % 2].val()
-                + self.address_sums_of_2[4 * (i / 2) + i % 2 + 2].val();
+        self.addresses_left.next = 0.into();
+        if self.valid.val() {
+            self.addresses_left.next = (bit_cast::<256, 128>(self.dst_ip.val()) << 128)
+                | bit_cast::<256, 128>(self.src_ip.val());
+            for i in 0..32 {
+                self.address_bytes[i].next =
+                    bit_cast::<12, 8>(self.addresses_left.val().get_bits::<8>(0));
+                self.addresses_left.next = self.addresses_left.val() >> 8;
+            }
+            for i in 0..16 {
+                self.address_sums_of_2[i].next = self.address_bytes[4 * (i / 2) + i % 2].val()
+                    + self.address_bytes[4 * (i / 2) + i % 2 + 2].val();
+            }
+            for i in 0..8 {
+                self.address_quad_sums[i].d.next = self.address_sums_of_2[4 * (i / 2) + i % 2]
+                    .val()
+                    + self.address_sums_of_2[4 * (i / 2) + i % 2 + 2].val();
+            }
         }
         // Message bytes in this beat (checksum field included): from the
         // start lane (first beat) to the last lane (last beat).
@@ -344,14 +354,20 @@ impl Logic for Icmpv6Checksum {
         // trees (levels 1-2 here, 3-5 in S2): each level adds neighbours of
         // the same lane parity, so entry 0 of the last level sums the even
         // lanes and entry 1 the odd ones.
+        // (Only a valid beat is split into lanes, so that a simulator skips
+        // the 64 shifts on idle clocks; the hardware is the same.)
         self.bytes_left.next = self.s0_data.q.val();
         for lane in 0..64 {
             self.lane_bytes[lane].next = 0.into();
-            if self.s0_lanes.q.val().get_bit(lane) {
-                self.lane_bytes[lane].next =
-                    bit_cast::<13, 8>(self.bytes_left.val().get_bits::<8>(0));
+        }
+        if self.s0_valid.q.val() {
+            for lane in 0..64 {
+                if self.s0_lanes.q.val().get_bit(lane) {
+                    self.lane_bytes[lane].next =
+                        bit_cast::<13, 8>(self.bytes_left.val().get_bits::<8>(0));
+                }
+                self.bytes_left.next = self.bytes_left.val() >> 8;
             }
-            self.bytes_left.next = self.bytes_left.val() >> 8;
         }
         for i in 0..32 {
             self.sums_of_2[i].next = self.lane_bytes[4 * (i / 2) + i % 2].val()

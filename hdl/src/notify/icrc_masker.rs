@@ -292,12 +292,16 @@ impl Logic for IcrcMasker {
             self.lane_nibble.next = self.nibble.val().get_bits::<64>(64);
         }
         self.masked.next = self.tap.tdata.val();
-        for lane in 0..64 {
-            if self.lane_ff.val().get_bit(lane) {
-                self.masked.next = self.masked.val() | self.lane_ones[lane].val();
-            }
-            if self.lane_nibble.val().get_bit(lane) {
-                self.masked.next = self.masked.val() | self.lane_low_nibbles[lane].val();
+        // Only a transferred beat is masked (a simulator skips the 64 lane
+        // masks on idle clocks; the hardware is the same).
+        if self.transfer.val() {
+            for lane in 0..64 {
+                if self.lane_ff.val().get_bit(lane) {
+                    self.masked.next = self.masked.val() | self.lane_ones[lane].val();
+                }
+                if self.lane_nibble.val().get_bit(lane) {
+                    self.masked.next = self.masked.val() | self.lane_low_nibbles[lane].val();
+                }
             }
         }
         // Bytes of the message from this beat on (a down-counter after beat 0).

@@ -291,53 +291,67 @@ impl Logic for NotifyBuilder {
         self.standard_job.next =
             (self.job_kind.val() == 0) | ((self.job_kind.val() == 2) & !self.job_ipv6.val());
 
-        // Variable fields in wire order. (Narrow results in their own
-        // width: Verilog widens shifts inside wide expressions.)
-        self.pkey_lanes.next = (self.job_pkey.val() >> 8) | (self.job_pkey.val() << 8);
-        self.dqp_lanes.next =
-            (self.job_dqp.val() >> 16) | (self.job_dqp.val() & 0xFF00) | (self.job_dqp.val() << 16);
-        self.tos_v4.next = bit_cast::<8, 6>(self.job_dscp.val()) << 2;
-        self.tc_v6.next = bit_cast::<16, 4>(self.job_dscp.val().get_bits::<4>(2))
-            | (bit_cast::<16, 2>(self.job_dscp.val().get_bits::<2>(0)) << 14);
-        // IPv4: MACs 0..11, TOS 15, addresses 26..33, P_Key 44..45,
-        // DestQP 47..49, body 54..65.
-        self.frame_v4.next = bit_cast::<1024, 48>(self.job_dst_mac.val())
-            | (bit_cast::<1024, 48>(self.job_src_mac.val()) << 48)
-            | (bit_cast::<1024, 8>(self.tos_v4.val()) << 120)
-            | (bit_cast::<1024, 32>(self.job_src_ip.val().get_bits::<32>(96)) << 208)
-            | (bit_cast::<1024, 32>(self.job_dst_ip.val().get_bits::<32>(96)) << 240)
-            | (bit_cast::<1024, 16>(self.pkey_lanes.val()) << 352)
-            | (bit_cast::<1024, 24>(self.dqp_lanes.val()) << 376);
-        // IPv6: traffic class 14..15, addresses 22..53; RoCEv2 kinds: P_Key
-        // 64..65, DestQP 67..69, body 74..85; ICMPv6: type 54, body 58..69.
-        self.frame_v6.next = bit_cast::<1024, 48>(self.job_dst_mac.val())
-            | (bit_cast::<1024, 48>(self.job_src_mac.val()) << 48)
-            | (bit_cast::<1024, 16>(self.tc_v6.val()) << 112)
-            | (bit_cast::<1024, 128>(self.job_src_ip.val()) << 176)
-            | (bit_cast::<1024, 128>(self.job_dst_ip.val()) << 304);
-        self.bth_v6.next = (bit_cast::<1024, 16>(self.pkey_lanes.val()) << 512)
-            | (bit_cast::<1024, 24>(self.dqp_lanes.val()) << 536);
-        self.frame.next = self.templates[0].val() | self.frame_v4.val();
-        if self.standard_job.val() {
-            if self.job_ipv6.val() {
-                self.frame.next = self.templates[1].val() | self.frame_v6.val() | self.bth_v6.val();
+        // The frame is composed only while a job waits in IDLE, so that a
+        // simulator skips the 1024-bit work on other clocks.
+        self.pkey_lanes.next = 0.into();
+        self.dqp_lanes.next = 0.into();
+        self.tos_v4.next = 0.into();
+        self.tc_v6.next = 0.into();
+        self.frame_v4.next = 0.into();
+        self.frame_v6.next = 0.into();
+        self.bth_v6.next = 0.into();
+        self.frame.next = 0.into();
+        if self.job_valid.val() & (self.state.q.val() == BuildState::Idle) {
+            // Variable fields in wire order. (Narrow results in their own
+            // width: Verilog widens shifts inside wide expressions.)
+            self.pkey_lanes.next = (self.job_pkey.val() >> 8) | (self.job_pkey.val() << 8);
+            self.dqp_lanes.next = (self.job_dqp.val() >> 16)
+                | (self.job_dqp.val() & 0xFF00)
+                | (self.job_dqp.val() << 16);
+            self.tos_v4.next = bit_cast::<8, 6>(self.job_dscp.val()) << 2;
+            self.tc_v6.next = bit_cast::<16, 4>(self.job_dscp.val().get_bits::<4>(2))
+                | (bit_cast::<16, 2>(self.job_dscp.val().get_bits::<2>(0)) << 14);
+            // IPv4: MACs 0..11, TOS 15, addresses 26..33, P_Key 44..45,
+            // DestQP 47..49, body 54..65.
+            self.frame_v4.next = bit_cast::<1024, 48>(self.job_dst_mac.val())
+                | (bit_cast::<1024, 48>(self.job_src_mac.val()) << 48)
+                | (bit_cast::<1024, 8>(self.tos_v4.val()) << 120)
+                | (bit_cast::<1024, 32>(self.job_src_ip.val().get_bits::<32>(96)) << 208)
+                | (bit_cast::<1024, 32>(self.job_dst_ip.val().get_bits::<32>(96)) << 240)
+                | (bit_cast::<1024, 16>(self.pkey_lanes.val()) << 352)
+                | (bit_cast::<1024, 24>(self.dqp_lanes.val()) << 376);
+            // IPv6: traffic class 14..15, addresses 22..53; RoCEv2 kinds: P_Key
+            // 64..65, DestQP 67..69, body 74..85; ICMPv6: type 54, body 58..69.
+            self.frame_v6.next = bit_cast::<1024, 48>(self.job_dst_mac.val())
+                | (bit_cast::<1024, 48>(self.job_src_mac.val()) << 48)
+                | (bit_cast::<1024, 16>(self.tc_v6.val()) << 112)
+                | (bit_cast::<1024, 128>(self.job_src_ip.val()) << 176)
+                | (bit_cast::<1024, 128>(self.job_dst_ip.val()) << 304);
+            self.bth_v6.next = (bit_cast::<1024, 16>(self.pkey_lanes.val()) << 512)
+                | (bit_cast::<1024, 24>(self.dqp_lanes.val()) << 536);
+            self.frame.next = self.templates[0].val() | self.frame_v4.val();
+            if self.standard_job.val() {
+                if self.job_ipv6.val() {
+                    self.frame.next =
+                        self.templates[1].val() | self.frame_v6.val() | self.bth_v6.val();
+                } else {
+                    self.frame.next = self.templates[0].val() | self.frame_v4.val();
+                }
+            } else if self.icmpv6_job.val() {
+                self.frame.next = self.templates[4].val()
+                    | self.frame_v6.val()
+                    | (bit_cast::<1024, 8>(self.job_icmp_type.val()) << 432)
+                    | (bit_cast::<1024, 96>(self.job_body.val()) << 464);
+            } else if self.job_ipv6.val() {
+                self.frame.next = self.templates[3].val()
+                    | self.frame_v6.val()
+                    | self.bth_v6.val()
+                    | (bit_cast::<1024, 96>(self.job_body.val()) << 592);
             } else {
-                self.frame.next = self.templates[0].val() | self.frame_v4.val();
+                self.frame.next = self.templates[2].val()
+                    | self.frame_v4.val()
+                    | (bit_cast::<1024, 96>(self.job_body.val()) << 432);
             }
-        } else if self.icmpv6_job.val() {
-            self.frame.next = self.templates[4].val()
-                | self.frame_v6.val()
-                | (bit_cast::<1024, 8>(self.job_icmp_type.val()) << 432)
-                | (bit_cast::<1024, 96>(self.job_body.val()) << 464);
-        } else if self.job_ipv6.val() {
-            self.frame.next = self.templates[3].val()
-                | self.frame_v6.val()
-                | self.bth_v6.val()
-                | (bit_cast::<1024, 96>(self.job_body.val()) << 592);
-        } else {
-            self.frame.next = self.templates[2].val()
-                | self.frame_v4.val()
-                | (bit_cast::<1024, 96>(self.job_body.val()) << 432);
         }
 
         // The IPv4 header (bytes 14..33) through the checksum unit.
