@@ -2,7 +2,6 @@
 //! random idle cycles, sinks with random backpressure, monitors, and a
 //! scoreboard that compares the RTL with the behavioural model.
 pub mod bench;
-pub mod flow_csr;
 pub mod harness;
 pub mod marker_clock;
 pub mod pause;

@@ -6,6 +6,7 @@
 //! reference model's (`cngw_model::learning::Learner` inside
 //! `GatewayModel`, fed in the order the RTL's parsers saw the frames).
 
+use cngw_driver::{Device, SimBus};
 use cngw_model::learning::{capture_ports, FlowKey};
 use cngw_model::{Frame, GatewayModel, InPort, OutPort};
 use cngw_packet::cm::{CmCommIds, CmDreq, CmMad, CmMessage, CmRep, CmReq};
@@ -13,7 +14,6 @@ use cngw_packet::pcap::read_pcap;
 use cngw_packet::{Envelope, IpPair, RoceFrameBuilder};
 use cngw_regmap::{learn_control, offset};
 use cngw_sim::Gateway;
-use cngw_testbench::flow_csr::{iterate, look_up, FlowEntry};
 use cngw_testbench::traffic::random_mix;
 use cngw_testbench::{compare_counters, event, Bench, Pause};
 use rand::rngs::StdRng;
@@ -44,23 +44,33 @@ fn read(b: &mut Bench<Gateway>, off: u32) -> u32 {
     b.csr_read(off).unwrap()
 }
 
-/// The model's flow table as [`iterate`] reads the RTL's.
-fn model_table(m: &GatewayModel) -> BTreeSet<FlowEntry> {
+/// A flow-table entry: key, source QP, static.
+type Entry = (FlowKey, Option<u32>, bool);
+
+/// Every entry of the RTL's flow table, read location by location through
+/// the CSR (the driver's iteration).
+fn iterate(b: &mut Bench<Gateway>) -> BTreeSet<Entry> {
+    let mut device = Device::open(SimBus::new(b.gateway())).unwrap();
+    let entries = device.flow_table().list().unwrap();
+    entries
+        .into_iter()
+        .map(|(key, e)| (key, e.sqp, e.pinned))
+        .collect()
+}
+
+/// The model's flow table in the form of [`iterate`].
+fn model_table(m: &GatewayModel) -> BTreeSet<Entry> {
     m.flows()
         .iter()
-        .map(|(&key, v)| FlowEntry {
-            key,
-            sqp: v.sqp,
-            pinned: v.pinned,
-        })
+        .map(|(&key, v)| (key, v.sqp, v.pinned))
         .collect()
 }
 
 /// The source QP a CSR look-up finds (the flow must be in the table).
 fn learned_sqp(b: &mut Bench<Gateway>, key: FlowKey) -> Option<u32> {
-    look_up(b, key)
-        .unwrap_or_else(|| panic!("{key} is in the table"))
-        .sqp
+    let mut device = Device::open(SimBus::new(b.gateway())).unwrap();
+    let entry = device.flow_table().lookup(&key).unwrap();
+    entry.unwrap_or_else(|| panic!("{key} is in the table")).sqp
 }
 
 /// Feeds the model the frames the RTL's parsers reported, in their order:
@@ -476,7 +486,7 @@ fn run_seed(seed: u64, steps: usize, idle: f64, backpressure: f64) -> (u32, u32,
     // The flows with a source QP are exactly the learner's bindings.
     let learned: BTreeSet<(FlowKey, u32)> = table
         .iter()
-        .filter_map(|e| e.sqp.map(|s| (e.key, s)))
+        .filter_map(|&(key, sqp, _)| sqp.map(|s| (key, s)))
         .collect();
     let want: BTreeSet<(FlowKey, u32)> = m.learner().learned().map(|b| (b.key, b.sqp)).collect();
     assert_eq!(learned, want, "seed {seed}: learned bindings");

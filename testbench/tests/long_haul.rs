@@ -15,7 +15,6 @@ use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
 use cngw_packet::{Ecn, RoceFrameBuilder};
 use cngw_regmap::{feature, flow_command, flow_status, lh_option, offset};
 use cngw_sim::Gateway;
-use cngw_testbench::flow_csr::command;
 use cngw_testbench::{event, Bench, OutputFrame};
 use std::net::Ipv4Addr;
 use std::time::Duration;
@@ -75,7 +74,7 @@ fn example_gateway() -> Bench<Gateway> {
     }
     write(&mut b, offset::FLOW_DQP, 200);
     write(&mut b, offset::FLOW_SQP, 100);
-    let status = command(&mut b, flow_command::INSERT_STATIC);
+    let status = flow_command_done(&mut b, flow_command::INSERT_STATIC);
     assert_eq!(status & flow_status::FAILED, 0, "{status:#x}");
     assert_eq!(b.csr_read(offset::FLOW_LEARNED), Ok(1));
     write(
@@ -84,6 +83,18 @@ fn example_gateway() -> Bench<Gateway> {
         feature::LH_ECN_MARK | feature::LH_CNP,
     );
     b
+}
+
+/// Runs a flow-table command and polls `FLOW_STATUS` until it is done.
+fn flow_command_done(b: &mut Bench<Gateway>, command: u32) -> u32 {
+    write(b, offset::FLOW_COMMAND, command);
+    for _ in 0..10 {
+        let status = b.csr_read(offset::FLOW_STATUS).unwrap();
+        if status & flow_status::DONE != 0 {
+            return status;
+        }
+    }
+    panic!("flow command {command:#x} never completed");
 }
 
 fn set_queue(b: &mut Bench<Gateway>, bytes: u32) {
@@ -230,7 +241,7 @@ fn lh_14_hidden_metric_and_lh_15_standard_cnp_for_unconfigured_senders() {
 #[test]
 fn lh_01_flows_without_source_qp_get_no_cnp() {
     let mut b = example_gateway();
-    let status = command(&mut b, flow_command::DELETE);
+    let status = flow_command_done(&mut b, flow_command::DELETE);
     assert_ne!(status & flow_status::HIT, 0, "the static entry was there");
     assert_eq!(b.csr_read(offset::FLOW_LEARNED), Ok(0));
     set_queue(&mut b, 130_000_000);
