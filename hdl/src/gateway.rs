@@ -3,12 +3,15 @@
 //! ```text
 //!  dc_rx  ->[skid]->+->[CE marker]->[skid]-> wan_tx   (data-center side to WAN)
 //!                   +-> HeaderParser -> dc_hdr_*, counters
-//!                         | RoCEv2 headers (or a CSR flow command)
-//!                         v
+//!                   +-> CmSnoop -> CmLearner <- CmSnoop (wan_rx, below)
+//!                         |            | LearnSqp (second)
+//!                         | RoCEv2 headers (first), CSR flow command (last)
+//!                         v            v
 //!                   FlowTable (16K flows) -> LhController -> NotifyBuilder --+
 //!                         ^ QD (QueueKb)                                       |
 //!  wan_rx ->[skid]->+->[skid]-------------------------------------> FrameMux -> dc_tx
 //!                   +-> HeaderParser -> wan_hdr_*, counters
+//!                   +-> CmSnoop
 //!  s_axil_* <-> CsrBlock (BAR0)      qd_ext_* -> PORT0_QUEUE_DEPTH_BYTES
 //! ```
 //! Second level (LH-05..LH-09): every RoCEv2 frame from dc_rx looks up (and
@@ -17,6 +20,10 @@
 //! standard CNP) to the flow's sender; `NotifyBuilder` makes the frame and
 //! `FrameMux` puts it between data frames on dc_tx. The CSR reaches the
 //! flow table through `FLOW_COMMAND` on clocks without a data request.
+//! Source-QP learning (LH-01, `LEARN_CONTROL.cm_enable`): a `CmSnoop` on
+//! each input recognises RDMA CM REQs and REPs; `CmLearner` pairs them and
+//! writes both directions' source QPs with `LearnSqp` on clocks without a
+//! data request (data first, then learning, then the CSR).
 //! Every stream port is a 512-bit AXI4-Stream interface (`tdata tkeep tvalid
 //! tready tlast tuser`); in Verilog the ports are `dc_rx$tdata` and so on, and
 //! the `cngw_gateway` wrapper names them `dc_rx_tdata`. With every feature off (the state after reset) both
@@ -29,6 +36,7 @@
 use crate::csr::{AxiLiteSlave, CsrBlock};
 use crate::ecn::CeMarker;
 use crate::flow::GatewayFlowTable;
+use crate::learn::{CmEventSource, CmLearner, CmSnoop};
 use crate::lh::{LhController, QueueKb};
 use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
@@ -110,7 +118,12 @@ const _: () = {
     assert!(REGISTERS[80].offset == offset::PORT0_QGR_INTERVAL_US);
     assert!(REGISTERS[81].offset == offset::PORT0_V_GROWTH_BYTES);
     assert!(REGISTERS[82].offset == offset::PORT0_QUEUE_GROWTH_BYTES);
-    assert!(REGISTERS.len() == 83);
+    assert!(REGISTERS[83].offset == offset::LEARN_CONTROL);
+    assert!(REGISTERS[84].offset == offset::LEARN_CM_BINDINGS);
+    assert!(REGISTERS[85].offset == offset::LEARN_CM_REQ_EVICTIONS);
+    assert!(REGISTERS[86].offset == offset::LEARN_CM_REP_UNMATCHED);
+    assert!(REGISTERS[87].offset == offset::LEARN_QUEUE_DROPS);
+    assert!(REGISTERS.len() == 88);
 };
 
 #[derive(LogicBlock)]
@@ -143,6 +156,10 @@ pub struct Gateway {
     wan_parser: HeaderParser,
     dc_counters: FrameCounters,
     wan_counters: FrameCounters,
+    // Source-QP learning (LH-01): CM REQ/REP snooping on both inputs.
+    dc_snoop: CmSnoop,
+    wan_snoop: CmSnoop,
+    learner: CmLearner,
     csr: CsrBlock,
     queue_depth: DFF<Bits<32>>,
     /// LH-04 condition, registered: marking enabled and QD > K_min.
@@ -178,6 +195,7 @@ pub struct Gateway {
     qgr_high: DFF<Bit>,
     us_tick: Signal<Local, Bit>,
     data_req: Signal<Local, Bit>,
+    learn_req: Signal<Local, Bit>,
     csr_req: Signal<Local, Bit>,
     status_word: Signal<Local, Bits<32>>,
     csr_sip: Signal<Local, Bits<128>>,
@@ -214,6 +232,9 @@ impl Default for Gateway {
             wan_parser: Default::default(),
             dc_counters: Default::default(),
             wan_counters: Default::default(),
+            dc_snoop: Default::default(),
+            wan_snoop: Default::default(),
+            learner: Default::default(),
             csr: Default::default(),
             queue_depth: Default::default(),
             above_k_min: Default::default(),
@@ -241,6 +262,7 @@ impl Default for Gateway {
             qgr_high: Default::default(),
             us_tick: Default::default(),
             data_req: Default::default(),
+            learn_req: Default::default(),
             csr_req: Default::default(),
             status_word: Default::default(),
             csr_sip: Default::default(),
@@ -271,6 +293,9 @@ impl Logic for Gateway {
             wan_parser,
             dc_counters,
             wan_counters,
+            dc_snoop,
+            wan_snoop,
+            learner,
             csr,
             flow_table,
             queue_kb,
@@ -314,6 +339,9 @@ impl Logic for Gateway {
         self.wan_parser.reset.next = self.reset.val();
         self.dc_counters.reset.next = self.reset.val();
         self.wan_counters.reset.next = self.reset.val();
+        self.dc_snoop.reset.next = self.reset.val();
+        self.wan_snoop.reset.next = self.reset.val();
+        self.learner.reset.next = self.reset.val();
         self.csr.reset.next = self.reset.val();
 
         // dc_rx -> wan_tx: the parser watches what enters the CE marker.
@@ -351,6 +379,33 @@ impl Logic for Gateway {
         self.wan_parser.tap.tvalid.next = self.wan_in.m.tvalid.val();
         self.wan_parser.tap.tready.next = self.wan_out.s.tready.val();
         HeaderSource::link(&mut self.wan_hdr, &mut self.wan_parser.hdr);
+
+        // LH-01: the CM snoopers watch what the parsers watch and take their
+        // results; the learner pairs REQs and REPs of both inputs.
+        self.dc_snoop.tdata.next = self.dc_in.m.tdata.val();
+        self.dc_snoop.tlast.next = self.dc_in.m.tlast.val();
+        self.dc_snoop.tvalid.next = self.dc_in.m.tvalid.val();
+        self.dc_snoop.tready.next = self.dc_out.s.tready.val();
+        self.dc_snoop.hdr_valid.next = self.dc_hdr.valid.val();
+        self.dc_snoop.hdr_class.next = self.dc_hdr.class.val();
+        self.dc_snoop.hdr_opcode.next = self.dc_hdr.opcode.val();
+        self.dc_snoop.hdr_dest_qp.next = self.dc_hdr.dest_qp.val();
+        self.dc_snoop.hdr_src_ip.next = self.dc_hdr.src_ip.val();
+        self.dc_snoop.hdr_dst_ip.next = self.dc_hdr.dst_ip.val();
+        self.wan_snoop.tdata.next = self.wan_in.m.tdata.val();
+        self.wan_snoop.tlast.next = self.wan_in.m.tlast.val();
+        self.wan_snoop.tvalid.next = self.wan_in.m.tvalid.val();
+        self.wan_snoop.tready.next = self.wan_out.s.tready.val();
+        self.wan_snoop.hdr_valid.next = self.wan_hdr.valid.val();
+        self.wan_snoop.hdr_class.next = self.wan_hdr.class.val();
+        self.wan_snoop.hdr_opcode.next = self.wan_hdr.opcode.val();
+        self.wan_snoop.hdr_dest_qp.next = self.wan_hdr.dest_qp.val();
+        self.wan_snoop.hdr_src_ip.next = self.wan_hdr.src_ip.val();
+        self.wan_snoop.hdr_dst_ip.next = self.wan_hdr.dst_ip.val();
+        CmEventSource::join(&mut self.dc_snoop.event, &mut self.learner.dc);
+        CmEventSource::join(&mut self.wan_snoop.event, &mut self.learner.wan);
+        self.learner.enable.next = self.csr.values[83].val().get_bit(0);
+        self.learner.clear_counters.next = self.csr.values[5].val().get_bit(0);
 
         // Counters. (A block's interface linked to a port of this one has no
         // wire of its own in Verilog: read the port.)
@@ -446,7 +501,9 @@ impl Logic for Gateway {
         self.gw_mac.next = bit_cast::<48, 32>(self.word_lanes[14].val())
             | (bit_cast::<48, 32>(self.word_lanes[13].val()) << 16);
 
-        // Flow-table requests: RoCEv2 headers from dc_rx, else a CSR command.
+        // Flow-table requests, one per clock: RoCEv2 headers from dc_rx first
+        // (their answer is due five clocks later), then learned source QPs,
+        // then a CSR command.
         if self.csr.values[60].val().any() {
             self.cmd_pending.d.next = true;
             self.cmd_op.d.next = 0.into();
@@ -462,12 +519,17 @@ impl Logic for Gateway {
             self.flow_status.d.next = 0.into();
         }
         self.data_req.next = self.dc_hdr.valid.val() & (self.dc_hdr.class.val() == 1);
-        self.csr_req.next =
-            self.cmd_pending.q.val() & !self.data_req.val() & !self.flow_table.busy.val();
+        self.learner.learn_ready.next = !self.data_req.val() & !self.flow_table.busy.val();
+        self.learn_req.next = self.learner.learn_valid.val() & self.learner.learn_ready.val();
+        self.csr_req.next = self.cmd_pending.q.val()
+            & !self.data_req.val()
+            & !self.learner.learn_valid.val()
+            & !self.flow_table.busy.val();
         if self.csr_req.val() {
             self.cmd_pending.d.next = false;
         }
-        self.flow_table.req_valid.next = self.data_req.val() | self.csr_req.val();
+        self.flow_table.req_valid.next =
+            self.data_req.val() | self.learn_req.val() | self.csr_req.val();
         self.flow_table.req_op.next = 1.into();
         self.flow_table.req_sip.next = self.dc_hdr.src_ip.val();
         self.flow_table.req_dip.next = self.dc_hdr.dst_ip.val();
@@ -478,6 +540,13 @@ impl Logic for Gateway {
             self.flow_table.req_sip.next = self.csr_sip.val();
             self.flow_table.req_dip.next = self.csr_dip.val();
             self.flow_table.req_dqp.next = self.csr.values[58].val().get_bits::<24>(0);
+        }
+        if self.learn_req.val() {
+            self.flow_table.req_op.next = 2.into();
+            self.flow_table.req_sip.next = self.learner.learn_sip.val();
+            self.flow_table.req_dip.next = self.learner.learn_dip.val();
+            self.flow_table.req_dqp.next = self.learner.learn_dqp.val();
+            self.flow_table.req_sqp.next = self.learner.learn_sqp.val();
         }
         self.flow_table.req_bytes.next = 0.into();
         self.flow_table.req_bucket.next = self.csr.values[67].val().get_bits::<12>(4);
@@ -667,6 +736,10 @@ impl Logic for Gateway {
         self.csr.status[77].next = self.result_swapped[3].val();
         self.csr.status[78].next =
             bit_cast::<32, 24>(self.flow_result_key.q.val().get_bits::<24>(0));
+        self.csr.status[84].next = self.learner.bindings.val();
+        self.csr.status[85].next = self.learner.req_evictions.val();
+        self.csr.status[86].next = self.learner.rep_unmatched.val();
+        self.csr.status[87].next = self.learner.queue_drops.val();
     }
 }
 

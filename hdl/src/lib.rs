@@ -13,11 +13,14 @@
 //! | `notify/ipv4_checksum.rs` | `Ipv4HeaderChecksum`: IPv4 header checksum, one header per clock |
 //! | `notify/icmpv6_checksum.rs` | `Icmpv6Checksum`: ICMPv6 checksum (pseudo-header + message) over beats |
 //! | `flow/flow_table.rs` | `FlowTable`: exact-match 4-way hash + stash flow table with aging (LH-01) |
+//! | `learn/cm_snoop.rs` | `CmSnoop`: RDMA CM REQ/REP recognition and field extraction on a stream (LH-01) |
+//! | `learn/cm_learner.rs` | `CmLearner`: pending-REQ table, REQ/REP pairing, `LearnSqp` requests (LH-01) |
 //! | `gateway.rs` | `Gateway`: the top level |
 pub mod csr;
 pub mod ecn;
 pub mod flow;
 pub mod gateway;
+pub mod learn;
 pub mod lh;
 pub mod notify;
 pub mod parser;

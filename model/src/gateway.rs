@@ -1,10 +1,14 @@
-//! The gateway model: forwarding, parsing and counters.
+//! The gateway model: forwarding, parsing, counters, the flow table and
+//! source-QP learning.
 
+use crate::learning::{is_cm_req_or_rep, Binding, Learner, LearnerConfig, LearnerCounters};
 use crate::longhaul::{LonghaulModel, Notification, Packet, Registers, RegistersMut};
 use crate::ports::{InPort, OutPort};
 use cngw_packet::parsed::{classify, FrameClass, ParsedHeader};
-use cngw_regmap::{control, feature, flow_command, flow_status, offset, Access, REGISTERS};
-use std::collections::BTreeMap;
+use cngw_regmap::{
+    control, feature, flow_command, flow_status, learn_control, offset, Access, REGISTERS,
+};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 pub use cngw_packet::flow_key::FlowKey;
 
@@ -48,6 +52,29 @@ pub struct GatewayModel {
     lh: LonghaulModel,
     /// The last decision clock the model was told.
     lh_clock: u64,
+    /// Source-QP learning (LH-01): CM snooping while `LEARN_CONTROL.cm_enable`.
+    learner: Learner,
+    learn_queue: LearnQueue,
+}
+
+/// The RTL's way from a CM pairing to the flow table (`hdl/src/learn`):
+/// a pairing handled in clock p is on the learner's output from clock
+/// p + 1, and its two `LearnSqp` requests (forward, then reverse) take the
+/// next clocks without a data-path look-up, in order. A wan_rx REQ/REP in
+/// the clock of a dc_rx one is handled a clock later. Frames given with
+/// their header clocks (`receive_at`) follow this timing, so a data packet
+/// sees exactly the source QPs the RTL's look-up sees; the queue is
+/// assumed never to fill (`LEARN_QUEUE_DROPS` stays 0 here).
+#[derive(Clone, Debug, Default)]
+struct LearnQueue {
+    /// Bindings in order, each with the first clock it may enter the table.
+    waiting: VecDeque<(u64, Binding)>,
+    /// The first clock not yet taken by a learning request.
+    next_clock: u64,
+    /// Clocks of data-path look-ups from `next_clock` on.
+    data_clocks: BTreeSet<u64>,
+    /// The header clock of the last dc_rx CM REQ/REP.
+    last_dc_event: Option<u64>,
 }
 
 /// The register file, as the second-level model reads it.
@@ -113,6 +140,12 @@ impl GatewayModel {
             flows: BTreeMap::new(),
             lh: LonghaulModel::new(0),
             lh_clock: 0,
+            learner: Learner::new(LearnerConfig {
+                psn_enable: false,
+                ..LearnerConfig::default()
+            })
+            .expect("the default table sizes"),
+            learn_queue: LearnQueue::default(),
         }
     }
 
@@ -248,6 +281,90 @@ impl GatewayModel {
         &self.flows
     }
 
+    /// The source-QP learner (LH-01): its pending REQs and counters.
+    pub fn learner(&self) -> &Learner {
+        &self.learner
+    }
+
+    /// A `LearnSqp` request reaches the flow table: sets the flow's source
+    /// QP, inserting the flow if absent; a static entry keeps its own.
+    fn learn_sqp(&mut self, b: &Binding) {
+        let v = self.flows.entry(b.key).or_insert(FlowValue {
+            sqp: None,
+            pinned: false,
+        });
+        if !v.pinned {
+            v.sqp = Some(b.sqp);
+        }
+        self.update_flow_gauges();
+    }
+
+    /// Learning requests that enter the flow table before clock `clock`
+    /// (`None`: all of them).
+    fn issue_learning_before(&mut self, clock: Option<u64>) {
+        while let Some(&(ready, b)) = self.learn_queue.waiting.front() {
+            let q = &mut self.learn_queue;
+            let mut c = q.next_clock.max(ready);
+            while q.data_clocks.contains(&c) {
+                c += 1;
+            }
+            if clock.is_some_and(|t| c >= t) {
+                break;
+            }
+            q.waiting.pop_front();
+            q.next_clock = c + 1;
+            self.learn_sqp(&b);
+        }
+        let q = &mut self.learn_queue;
+        q.data_clocks = q.data_clocks.split_off(&q.next_clock);
+    }
+
+    /// LH-01: the learner watches a frame of either input; its bindings
+    /// wait for flow-table slots (`header_clock`) or apply at once.
+    fn learn(&mut self, port: InPort, data: &[u8], header_clock: Option<u64>) {
+        if self.reg(offset::LEARN_CONTROL) & learn_control::CM_ENABLE == 0 {
+            return;
+        }
+        let before = self.learner.counters();
+        let bindings = self.learner.observe(port, data);
+        let after = self.learner.counters();
+        let delta = |f: fn(&LearnerCounters) -> u32| f(&after).wrapping_sub(f(&before));
+        for (off, by) in [
+            (offset::LEARN_CM_BINDINGS, delta(|c| c.cm_bindings)),
+            (
+                offset::LEARN_CM_REQ_EVICTIONS,
+                delta(|c| c.cm_req_evictions),
+            ),
+            (
+                offset::LEARN_CM_REP_UNMATCHED,
+                delta(|c| c.cm_rep_unmatched),
+            ),
+        ] {
+            let c = self.registers.entry(off).or_insert(0);
+            *c = c.wrapping_add(by);
+        }
+        let Some(t) = header_clock else {
+            for b in &bindings {
+                self.learn_sqp(b);
+            }
+            return;
+        };
+        let event = is_cm_req_or_rep(data);
+        let handled = match port {
+            InPort::DcRx => {
+                if event {
+                    self.learn_queue.last_dc_event = Some(t);
+                }
+                t
+            }
+            InPort::WanRx if self.learn_queue.last_dc_event == Some(t) => t + 1,
+            InPort::WanRx => t,
+        };
+        self.learn_queue
+            .waiting
+            .extend(bindings.into_iter().map(|b| (handled + 1, b)));
+    }
+
     /// LH-01: a RoCEv2 frame from dc_rx looks its flow up, inserting it
     /// without a source QP when new. Returns the entry.
     fn look_up_and_learn(&mut self, parsed: &ParsedHeader) -> FlowValue {
@@ -295,9 +412,11 @@ impl GatewayModel {
         self.lh_clock = self.lh_clock.max(clock);
     }
 
-    /// Lets time pass to absolute clock `clock` (Resumes, LH-09).
+    /// Lets time pass to absolute clock `clock` (Resumes, LH-09; learned
+    /// source QPs reach the flow table).
     pub fn advance_to(&mut self, clock: u64) {
         self.lh.advance_to(clock, &mut self.registers);
+        self.issue_learning_before(Some(clock));
     }
 
     /// Notifications toward senders decided so far, oldest first (taken).
@@ -329,14 +448,18 @@ impl GatewayModel {
 
     /// One frame arriving on `port`: what the gateway emits and counts.
     /// Time-dependent decisions (LH-08, LH-09) are taken at the last clock
-    /// the model was told; see [`GatewayModel::receive_at`].
+    /// the model was told, and source QPs learned from it (LH-01) apply at
+    /// once; see [`GatewayModel::receive_at`].
     pub fn receive(&mut self, port: InPort, frame: &Frame) -> ModelOutput {
         self.receive_at(port, frame, None)
     }
 
     /// [`GatewayModel::receive`] with the clock of the frame's parsed
     /// header (`ParsedAt::cycle` of the bench): the second level decides
-    /// `DECISION_DELAY` clocks later.
+    /// `DECISION_DELAY` clocks later, and learned source QPs reach the flow
+    /// table as in the RTL (`LearnQueue`). With learning on, frames of
+    /// both inputs must come in the order of their header clocks, dc_rx
+    /// first within a clock, as the RTL's learner takes them.
     pub fn receive_at(
         &mut self,
         port: InPort,
@@ -368,6 +491,11 @@ impl GatewayModel {
             FrameClass::Malformed => malformed,
         });
         if port == InPort::DcRx && parsed.class == FrameClass::Roce {
+            // Learned source QPs enter the table on clocks without a look-up.
+            self.issue_learning_before(header_clock);
+            if let Some(t) = header_clock {
+                self.learn_queue.data_clocks.insert(t);
+            }
             let flow = self.look_up_and_learn(&parsed);
             let pkt = Packet {
                 key: FlowKey::of_header(&parsed),
@@ -382,6 +510,7 @@ impl GatewayModel {
             self.lh_clock = clock;
             self.lh.decide(&pkt, clock, &mut self.registers);
         }
+        self.learn(port, &frame.data, header_clock);
         // Frames are forwarded whatever they hold, malformed ones included
         // (they are only counted).
         let mut out = frame.clone();
@@ -423,5 +552,74 @@ mod tests {
         assert!(m.write_register(offset::CONTROL, control::CLEAR_COUNTERS));
         assert_eq!(m.read_register(offset::WAN_TX_FRAMES), Some(0));
         assert!(!m.write_register(offset::ID, 0));
+    }
+
+    /// LH-01: with `LEARN_CONTROL.cm_enable`, a REQ/REP pair teaches both
+    /// directions, and the forward binding reaches the flow table on the
+    /// first clock after the REP without a data-path look-up: packets of
+    /// the flow in clocks 21 and 22 miss it, the one in clock 24 has it.
+    #[test]
+    fn lh_01_learned_source_qps_wait_for_free_flow_table_clocks() {
+        use cngw_packet::cm::{CmMad, CmMessage, CmRep, CmReq};
+        use cngw_packet::{Envelope, IpPair, RoceFrameBuilder};
+        use std::net::Ipv4Addr;
+        let (a, b) = (Ipv4Addr::new(10, 1, 0, 1), Ipv4Addr::new(10, 2, 0, 1));
+        let env =
+            |s: Ipv4Addr, d: Ipv4Addr| Envelope::new(IpPair::new(s.into(), d.into()).unwrap());
+        let mad = |e: &Envelope, message| {
+            Frame::new(
+                CmMad {
+                    transaction_id: 1,
+                    message,
+                }
+                .to_frame(e, 0, 0xC000)
+                .to_bytes(),
+            )
+        };
+        let req = mad(
+            &env(a, b),
+            CmMessage::Req(CmReq {
+                local_comm_id: 0x100,
+                service_id: 0,
+                local_ca_guid: 0,
+                local_qkey: 0,
+                local_qpn: 0x11,
+                starting_psn: 0,
+                pkey: 0xFFFF,
+            }),
+        );
+        let rep = mad(
+            &env(b, a),
+            CmMessage::Rep(CmRep {
+                local_comm_id: 0x900,
+                remote_comm_id: 0x100,
+                local_qkey: 0,
+                local_qpn: 0x21,
+                starting_psn: 0,
+                local_ca_guid: 0,
+            }),
+        );
+        let data = Frame::new(RoceFrameBuilder::ipv4(a, b).dest_qp(0x21).build());
+        let mut m = GatewayModel::new();
+        m.receive_at(InPort::DcRx, &req, Some(10));
+        m.receive_at(InPort::WanRx, &rep, Some(20));
+        assert_eq!(m.flows().len(), 1, "learning is off after reset");
+        assert!(m.write_register(offset::LEARN_CONTROL, learn_control::CM_ENABLE));
+        m.receive_at(InPort::DcRx, &req, Some(30));
+        m.receive_at(InPort::WanRx, &rep, Some(40));
+        for clock in [41, 42] {
+            m.receive_at(InPort::DcRx, &data, Some(clock));
+        }
+        assert_eq!(m.read_register(offset::FLOW_LEARNED), Some(0));
+        m.receive_at(InPort::DcRx, &data, Some(44));
+        let key = FlowKey::ipv4(a.octets(), b.octets(), 0x21);
+        assert_eq!(m.flows()[&key].sqp, Some(0x11));
+        // Look-ups without a source QP: the REQ's twice ({A, B, 1}) and
+        // the data packets in clocks 41 and 42.
+        assert_eq!(m.read_register(offset::FLOW_LOOKUPS_WITHOUT_SQP), Some(4));
+        m.advance_to(100);
+        assert_eq!(m.read_register(offset::FLOW_LEARNED), Some(2));
+        assert_eq!(m.read_register(offset::LEARN_CM_BINDINGS), Some(2));
+        assert_eq!(m.read_register(offset::LEARN_CM_REP_UNMATCHED), Some(0));
     }
 }

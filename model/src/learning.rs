@@ -52,8 +52,8 @@
 //! pad count) and the ICRC, and the MAD's class is 0x07. The fields read
 //! lie within the first 165 bytes of any frame the parser accepts (REQ
 //! Local QPN at MAD bytes 56..58, behind at most 106 bytes of headers:
-//! 802.1Q and IPv4 with 40 bytes of options), so the RTL keeps three
-//! 64-byte beats, one more than the header parser.
+//! 802.1Q and IPv4 with 40 bytes of options), so the RTL (`hdl/src/learn`)
+//! takes them while a frame's third 64-byte beat passes.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -585,6 +585,57 @@ impl Learner {
     pub fn clear_counters(&mut self) {
         self.counters = LearnerCounters::default();
     }
+}
+
+/// The CM MAD a frame carries, as the learner reads it: a frame the header
+/// parser calls RoCEv2 with opcode UD SEND_ONLY to QP 1 that decodes as a
+/// CM MAD (`CmMad::from_frame`).
+pub fn cm_mad(frame: &[u8]) -> Option<CmMad> {
+    let h = classify(frame);
+    if h.class != FrameClass::Roce || h.opcode != opcode::UD_SEND_ONLY || h.dest_qp != CM_QP {
+        return None;
+    }
+    CmMad::from_frame(&Frame::parse(frame).ok()?).ok()
+}
+
+/// Whether a frame is a CM REQ or REP: one the learner's pending-REQ table
+/// handles (the RTL's `CmSnoop` event).
+pub fn is_cm_req_or_rep(frame: &[u8]) -> bool {
+    cm_mad(frame).is_some_and(|m| matches!(m.message, CmMessage::Req(_) | CmMessage::Rep(_)))
+}
+
+/// The gateway input each frame of a single capture arrives on.
+///
+/// A capture taken at one host holds both directions of a conversation; a
+/// gateway sees them on two ports. The host that sends the first CM REQ
+/// (the active side of the first connection) is on the data-centre side,
+/// as in the traffic generator; a capture without CM takes the source of
+/// its first RoCEv2 frame instead. That host's frames arrive on dc_rx,
+/// every other frame on wan_rx (docs/decisions.md, "Source-QP learning",
+/// Direction).
+///
+/// # Panics
+/// When the capture holds no RoCEv2 frame.
+pub fn capture_ports(frames: &[Vec<u8>]) -> Vec<InPort> {
+    let is_req = |f: &&Vec<u8>| cm_mad(f).is_some_and(|m| matches!(m.message, CmMessage::Req(_)));
+    let is_roce = |f: &&Vec<u8>| classify(f).class == FrameClass::Roce;
+    let first = frames
+        .iter()
+        .find(is_req)
+        .or_else(|| frames.iter().find(is_roce))
+        .expect("a RoCEv2 frame");
+    let dc_host = classify(first).src_ip;
+    frames
+        .iter()
+        .map(|f| {
+            let h = classify(f);
+            if h.class != FrameClass::Malformed && h.src_ip == dc_host {
+                InPort::DcRx
+            } else {
+                InPort::WanRx
+            }
+        })
+        .collect()
 }
 
 fn bump(counter: &mut u32, by: u32) {

@@ -5,15 +5,15 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::PathBuf;
 
-use cngw_model::learning::{FlowKey, LearnerConfig, LearnerCounters};
+use cngw_model::learning::{capture_ports, FlowKey, LearnerConfig, LearnerCounters};
 use cngw_model::{Binding, InPort, Learner, Method};
 use cngw_packet::bth::opcode;
-use cngw_packet::cm::{CmCommIds, CmDreq, CmMad, CmMessage, CmRep, CmReq, CM_QP};
-use cngw_packet::parsed::{classify, ipv4_mapped, FrameClass};
+use cngw_packet::cm::{CmCommIds, CmDreq, CmMad, CmMessage, CmRep, CmReq};
+use cngw_packet::parsed::{classify, ipv4_mapped};
 use cngw_packet::pcap::read_pcap;
 use cngw_packet::roce::Aeth;
 use cngw_packet::traffic::{self, Side, TrafficConfig};
-use cngw_packet::{Envelope, Frame, IpPair, RoceFrameBuilder};
+use cngw_packet::{Envelope, IpPair, RoceFrameBuilder};
 
 use InPort::{DcRx, WanRx};
 
@@ -38,45 +38,6 @@ fn capture(name: &str) -> Option<Vec<Vec<u8>>> {
             .map(|(_, bytes)| bytes)
             .collect(),
     )
-}
-
-/// The CM MAD a frame carries, if any.
-fn cm_mad(frame: &[u8]) -> Option<CmMad> {
-    let h = classify(frame);
-    if h.class != FrameClass::Roce || h.opcode != opcode::UD_SEND_ONLY || h.dest_qp != CM_QP {
-        return None;
-    }
-    CmMad::from_frame(&Frame::parse(frame).ok()?).ok()
-}
-
-/// The gateway input each frame of a single capture arrives on.
-///
-/// A capture taken at one host holds both directions of a conversation; a
-/// gateway sees them on two ports. The host that sends the first CM REQ
-/// (the active side of the first connection) is on the data-centre side,
-/// as in the traffic generator; a capture without CM takes the source of
-/// its first RoCEv2 frame instead. That host's frames arrive on dc_rx,
-/// every other frame on wan_rx. The captures used here hold two hosts.
-fn capture_ports(frames: &[Vec<u8>]) -> Vec<InPort> {
-    let is_req = |f: &&Vec<u8>| cm_mad(f).is_some_and(|m| matches!(m.message, CmMessage::Req(_)));
-    let is_roce = |f: &&Vec<u8>| classify(f).class == FrameClass::Roce;
-    let first = frames
-        .iter()
-        .find(is_req)
-        .or_else(|| frames.iter().find(is_roce))
-        .expect("a RoCEv2 frame");
-    let dc_host = classify(first).src_ip;
-    frames
-        .iter()
-        .map(|f| {
-            let h = classify(f);
-            if h.class != FrameClass::Malformed && h.src_ip == dc_host {
-                DcRx
-            } else {
-                WanRx
-            }
-        })
-        .collect()
 }
 
 /// Feeds every frame on its port; the bindings taught, with the index of

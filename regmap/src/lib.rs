@@ -122,6 +122,13 @@ pub mod lh_option {
     pub const IPV6_LONGHAUL: u32 = 1 << 2;
 }
 
+/// Bits of `LEARN_CONTROL`: source-QP learning methods (LH-01), each off
+/// after reset.
+pub mod learn_control {
+    /// Learn source QPs from RDMA CM REQ/REP MADs on QP1.
+    pub const CM_ENABLE: u32 = 1 << 0;
+}
+
 /// Bits of `FLOW_COMMAND`.
 pub mod flow_command {
     pub const LOOKUP: u32 = 1 << 0;
@@ -267,6 +274,13 @@ const ACTION_FIELDS: &[Field] = &[
         doc: "Congestion Level",
     },
 ];
+
+const LEARN_CONTROL_FIELDS: &[Field] = &[Field {
+    name: "cm_enable",
+    lsb: 0,
+    width: 1,
+    doc: "LH-01: learn source QPs from RDMA CM REQ/REP MADs on QP1 (both inputs)",
+}];
 
 const FLOW_COMMAND_FIELDS: &[Field] = &[
     Field {
@@ -539,6 +553,16 @@ register_map! {
     PORT0_V_GROWTH_BYTES @ 0x388 : ReadWrite = 0xFFFF_FFFF, volatile = false, fields = WHOLE;
     /// Queue growth over the last complete interval, in bytes (0 when the queue shrank) (LH-02).
     PORT0_QUEUE_GROWTH_BYTES @ 0x38C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Source-QP learning methods (LH-01); every method is off after reset.
+    LEARN_CONTROL @ 0x390 : ReadWrite = 0, volatile = false, fields = LEARN_CONTROL_FIELDS;
+    /// Source QPs learned from CM REQ/REP: two per REP that paired with its pending REQ (LH-01).
+    LEARN_CM_BINDINGS @ 0x394 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Pending CM REQs replaced before their REP came (the least recently used of 8 slots; LH-01).
+    LEARN_CM_REQ_EVICTIONS @ 0x398 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// CM REPs with no pending REQ from the other input: nothing learned (LH-01).
+    LEARN_CM_REP_UNMATCHED @ 0x39C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// CM pairings not written to the flow table because the learning queue (4 pairings) was full: data look-ups took every flow-table slot (LH-01).
+    LEARN_QUEUE_DROPS @ 0x3A0 : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).
@@ -591,6 +615,7 @@ mod tests {
     #[test]
     fn hw_04_every_feature_is_off_after_reset() {
         assert_eq!(by_name("feature_enable").unwrap().reset, 0);
+        assert_eq!(by_name("learn_control").unwrap().reset, 0);
     }
 
     #[test]

@@ -1,0 +1,6 @@
+pub mod cm_event;
+pub mod cm_learner;
+pub mod cm_snoop;
+pub use cm_event::{CmEventSink, CmEventSource};
+pub use cm_learner::CmLearner;
+pub use cm_snoop::CmSnoop;
