@@ -13,7 +13,8 @@
 //!
 //! 1. **Idle check.** `FLOW_STATUS.done` must be set before anything is
 //!    written: the hardware samples the key registers only when the command
-//!    reaches the table (it waits for clocks without a data-path look-up), so
+//!    reaches the table (it waits for clocks without a data-path look-up
+//!    and for source-QP learning's queue to empty), so
 //!    rewriting them earlier would change the key of a command still in
 //!    flight. If `done` is clear the driver polls it (at most
 //!    [`Device::flow_poll_limit`] reads). After reset `FLOW_STATUS` reads 0

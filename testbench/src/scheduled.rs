@@ -254,52 +254,57 @@ pub fn expect_scheduled(
         parsed: BTreeMap::new(),
         notifications: Vec::new(),
     };
-    // The second level decides in clock order: depth steps reach its
-    // controller three clocks after they are driven, and each dc_rx frame is
-    // decided a fixed time after its parsed header (the model knows both
-    // delays); the CE marker uses the depth of its own clock.
+    // The model takes the frames in the order the parsers reported them
+    // (header clock, dc_rx first within a clock: what source-QP learning
+    // sees) and the depth steps where the second level meets them: a step
+    // reaches the controller three clocks after it is driven, a dc_rx
+    // frame is decided five clocks after its header. The CE marker uses
+    // the depth of its own clock.
     enum Event<'a> {
         Depth(u32, u64),
-        DcFrame(usize, &'a Frame, Option<u64>),
+        Frame(InPort, usize, &'a Frame, Option<u64>),
     }
-    let dc_cycles = run.capture.parsed_cycles.get(&InPort::DcRx);
     let mut events: Vec<(u64, u8, Event)> = run
         .depth_steps_applied
         .iter()
         .map(|s| {
             let at = run.start_cycle + s.cycle;
-            (at + QUEUE_DEPTH_DELAY, 0, Event::Depth(s.bytes, at))
+            let seen = at + QUEUE_DEPTH_DELAY;
+            (
+                seen.saturating_sub(DECISION_DELAY),
+                0,
+                Event::Depth(s.bytes, at),
+            )
         })
         .collect();
-    for (i, f) in run.sent(schedule, InPort::DcRx).into_iter().enumerate() {
-        let parsed = dc_cycles.and_then(|c| c.get(i).copied());
-        let decided = parsed.map_or(u64::MAX, |c| c + DECISION_DELAY);
-        events.push((decided, 1, Event::DcFrame(i, f, parsed)));
+    for port in InPort::ALL {
+        let cycles = run.capture.parsed_cycles.get(&port);
+        for (i, f) in run.sent(schedule, port).into_iter().enumerate() {
+            let parsed = cycles.and_then(|c| c.get(i).copied());
+            let order = 1 + port as u8;
+            events.push((
+                parsed.unwrap_or(u64::MAX),
+                order,
+                Event::Frame(port, i, f, parsed),
+            ));
+        }
     }
     events.sort_by_key(|e| (e.0, e.1));
     for (_, _, ev) in events {
         match ev {
             Event::Depth(bytes, at) => model.controller_depth_changed(bytes, at),
-            Event::DcFrame(i, f, parsed) => {
-                // Every frame sent has passed the marker once the run
-                // drained; after a timeout the rest keep the initial depth.
-                model.set_marker_depth(depths.get(i).copied().unwrap_or(initial));
-                let out = model.receive_at(InPort::DcRx, f, parsed);
-                exp.parsed.entry(InPort::DcRx).or_default().push(out.parsed);
+            Event::Frame(port, i, f, parsed) => {
+                if port == InPort::DcRx {
+                    // Every frame sent has passed the marker once the run
+                    // drained; after a timeout the rest keep the initial depth.
+                    model.set_marker_depth(depths.get(i).copied().unwrap_or(initial));
+                }
+                let out = model.receive_at(port, f, parsed);
+                exp.parsed.entry(port).or_default().push(out.parsed);
                 for (o, frame) in out.emitted {
                     exp.outputs.entry(o).or_default().push(frame);
                 }
             }
-        }
-    }
-    for f in run.sent(schedule, InPort::WanRx) {
-        let out = model.receive(InPort::WanRx, f);
-        exp.parsed
-            .entry(InPort::WanRx)
-            .or_default()
-            .push(out.parsed);
-        for (o, frame) in out.emitted {
-            exp.outputs.entry(o).or_default().push(frame);
         }
     }
     model.advance_to(run.end_cycle);

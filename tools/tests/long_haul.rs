@@ -201,6 +201,10 @@ fn lh_05_long_haul_example_marks_notifies_and_resumes() {
         "Resume at {} ns",
         at(1)
     );
+    // LH-01: N1 learnt the source QP from the CM REQ/REP (one pairing: a
+    // binding for each direction of the connection).
+    assert_eq!(counter(&run.stdout, "LEARN_CM_BINDINGS"), Some(2));
+    assert_eq!(counter(&run.stdout, "FLOW_LEARNED"), Some(2));
     assert_eq!(counter(&run.stdout, "LH_CNP_SENT"), Some(1));
     assert_eq!(counter(&run.stdout, "LH_RESUME_SENT"), Some(1));
     let frames: Vec<Vec<u8>> = notes.iter().map(|(_, f)| f.clone()).collect();
