@@ -46,8 +46,6 @@ pub struct NotifyBenchArgs {
 #[derive(Clone, Debug)]
 pub struct NotifyRow {
     pub bytes: usize,
-    pub frames: u32,
-    pub flows: u32,
     /// Beats per clock: dc_rx, wan_tx, wan_rx, dc_tx (data frames only).
     pub bpc: [f64; 4],
     /// Share of dc_tx clocks that carried notification beats.
@@ -270,8 +268,6 @@ fn row(args: &NotifyBenchArgs, size: usize) -> Result<NotifyRow> {
     let allowed = args.bucket_depth as u64 + 1 + window / args.refill_clocks as u64;
     Ok(NotifyRow {
         bytes: dc[0].data.len(),
-        frames: args.frames,
-        flows: args.flows,
         bpc,
         notify_share,
         cycles,
