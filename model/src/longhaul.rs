@@ -273,8 +273,8 @@ impl LonghaulModel {
         }
         if let Some(h) = hit {
             let t = self.tracker[h].as_ref().unwrap();
-            if qd > t.qd && t.row < 2 && t.row >= row {
-                row = t.row + 1;
+            if qd > t.qd && t.row >= row {
+                row = (t.row + 1).min(2);
             }
         }
         let action = match row {

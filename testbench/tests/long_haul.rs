@@ -290,3 +290,33 @@ fn lh_05_queue_growth_above_v_growth_triggers_below_k_max() {
     let (_, notes) = send(&mut b, 1);
     assert!(notes.is_empty(), "no growth, below K_max: no CNP");
 }
+
+#[test]
+fn lh_10_escalation_when_congestion_keeps_worsening() {
+    let mut b = example_gateway();
+    // Renotify after 1 us; row 1 and row 2 only by escalation here (their
+    // thresholds are above every depth used).
+    write(&mut b, offset::PORT0_FLOW_INTERVAL_US, 1);
+    write(&mut b, offset::LH_SEV1_THRESHOLD_BYTES, 500_000_000);
+    write(&mut b, offset::LH_SEV2_THRESHOLD_BYTES, 600_000_000);
+    let told = |b: &mut Bench<Gateway>, qd: u32| {
+        set_queue(b, qd);
+        b.run(2 * CLOCKS_PER_US, 0);
+        let (_, notes) = send(b, 1);
+        assert_eq!(notes.len(), 1, "at {qd} bytes");
+        let body = longhaul(&notes[0]).cnp.body;
+        (body.action, body.parameter, body.congestion_level)
+    };
+    // Row 0 at first; each renotification while the queue keeps growing is
+    // one row stricter (Rate Reduce -> Pause 100 us -> Pause 1000 us);
+    // when it stops growing, the row follows the depth again.
+    assert_eq!(told(&mut b, 130_000_000), (Action::RateReduce, 30, 180));
+    assert_eq!(told(&mut b, 140_000_000), (Action::Pause, 100, 220));
+    assert_eq!(told(&mut b, 150_000_000), (Action::Pause, 1000, 250));
+    assert_eq!(
+        told(&mut b, 160_000_000),
+        (Action::Pause, 1000, 250),
+        "capped at row 2"
+    );
+    assert_eq!(told(&mut b, 135_000_000), (Action::RateReduce, 30, 180));
+}

@@ -22,8 +22,8 @@
 //! 4. no token, or the job FIFO is full: counted in `rate_limited`;
 //! 5. otherwise a job: severity row 0 (`sev_action0`), 1 if `qd >
 //!    sev1_threshold`, 2 if `qd > sev2_threshold`; if the flow is tracked
-//!    and `qd` is above the depth of its last notification, at least one
-//!    row above that notification's row (escalation, LH-10; capped at 2).
+//!    and `qd` is above the depth of its last notification, one row above
+//!    that notification's row, capped at 2 (escalation, LH-10).
 //!    The tracker entry (new: lowest free slot) records the time, depth and
 //!    row; one token is taken.
 //!
@@ -292,10 +292,12 @@ impl Logic for LhController {
         self.row.next = self.base_row.val();
         if self.hit.val()
             & (self.qd.val() > self.hit_qd.val())
-            & (self.hit_row.val() < 2)
             & (self.hit_row.val() >= self.base_row.val())
         {
             self.row.next = self.hit_row.val() + 1;
+            if self.hit_row.val() == 2 {
+                self.row.next = 2.into();
+            }
         }
         self.action.next = self.sev_action0.val();
         if self.row.val() == 1 {
