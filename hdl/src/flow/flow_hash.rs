@@ -12,6 +12,13 @@
 //! bucket is its low `BUCKET_BITS` bits. [`flow_hash`] is the Rust reference
 //! that the tests, the reference model and later the driver use.
 //!
+//! In the gateway the addresses arrive in lane order (the header parser's
+//! and the CSR path's byte 0 in bits 7..0), so there the hash runs over each
+//! address's 16 bytes reversed: `flow_hash` of a key whose `sip`/`dip` are
+//! the byte-reversed addresses. The data path and the CSR commands use the
+//! same order, so every flow has one bucket; a driver that wants to predict
+//! bucket numbers must reverse the addresses first.
+//!
 //! How: a CRC is affine over GF(2), so each output bit is the parity of the
 //! key bits a constant row selects, xor a constant (the CRC of the all-zero
 //! key). The rows are computed in Rust at construction from [`flow_hash`]
