@@ -20,7 +20,7 @@ use cngw_packet::longhaul::{metric_type, Action, LonghaulBody, LonghaulCnp};
 use cngw_packet::longhaul_icmpv6::LonghaulIcmpv6;
 use cngw_packet::longhaul_rocev2::LonghaulRocev2;
 use cngw_regmap::{lh_option, offset};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// Notified flows the RTL tracks per port.
 pub const TRACKER_SLOTS: usize = 8;
@@ -388,13 +388,4 @@ pub trait RegistersMut {
     fn count(&mut self, offset: u32);
     /// A status register the gateway drives.
     fn set(&mut self, offset: u32, value: u32);
-}
-
-/// The sender of a flow as an address.
-pub fn sender(key: &FlowKey) -> IpAddr {
-    let a = Ipv6Addr::from(key.sip);
-    match a.to_ipv4_mapped() {
-        Some(v4) => IpAddr::V4(v4),
-        None => IpAddr::V6(a),
-    }
 }

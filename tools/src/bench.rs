@@ -44,7 +44,7 @@ impl Kind {
 /// Local experimental EtherType (IEEE 802): never RoCE, never IP.
 const ETHERTYPE_LOCAL_EXPERIMENTAL: u16 = 0x88B5;
 
-fn raw_frame(len: usize, seq: u32) -> Vec<u8> {
+pub(crate) fn raw_frame(len: usize, seq: u32) -> Vec<u8> {
     let mut f = Vec::with_capacity(len);
     f.extend_from_slice(&[0x02, 0xC6, 0, 0, 0, 0x02]);
     f.extend_from_slice(&[0x02, 0xDC, 0, 0, 0, 0x01]);

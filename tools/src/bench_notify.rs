@@ -82,15 +82,6 @@ fn roce_frame(flow: u32, size: usize, psn: u32) -> Vec<u8> {
     .build()
 }
 
-fn raw_frame(size: usize, seq: u32) -> Vec<u8> {
-    let mut f = vec![
-        0x02, 0xC6, 0, 0, 0, 0x02, 0x02, 0xDC, 0, 0, 0, 0x01, 0x88, 0xB5,
-    ];
-    f.extend_from_slice(&seq.to_be_bytes());
-    f.resize(size.max(60), 0x5A);
-    f
-}
-
 struct Setup {
     gw: Gateway,
     model: GatewayModel,
@@ -184,7 +175,7 @@ fn row(args: &NotifyBenchArgs, size: usize) -> Result<NotifyRow> {
         .map(|i| Frame::new(roce_frame(i % args.flows, size, i)))
         .collect();
     let wan: Vec<Frame> = (0..args.frames)
-        .map(|i| Frame::new(raw_frame(dc[0].data.len(), i)))
+        .map(|i| Frame::new(crate::bench::raw_frame(dc[0].data.len(), i)))
         .collect();
     let mut b = Bench::around(&mut s.gw);
     for f in &dc {
