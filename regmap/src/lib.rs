@@ -122,6 +122,22 @@ pub mod lh_option {
     pub const IPV6_LONGHAUL: u32 = 1 << 2;
 }
 
+/// Bits of `PORT0_METER_CONTROL` (LH-02).
+pub mod meter_control {
+    pub const INTERNAL_QUEUE: u32 = 1 << 0;
+}
+
+/// Fields of `LH_FORMATn_CONTROL` (LH-15).
+pub mod format_control {
+    pub const VALID: u32 = 1 << 0;
+    pub const FORMAT_LSB: u32 = 1;
+    pub const PREFIX_LEN_LSB: u32 = 8;
+    /// Entries of the format table.
+    pub const ENTRIES: usize = 8;
+    /// Distance between two entries' registers.
+    pub const STRIDE: u32 = 0x20;
+}
+
 /// Bits of `LEARN_CONTROL`: source-QP learning methods (LH-01), each off
 /// after reset.
 pub mod learn_control {
@@ -164,6 +180,9 @@ pub const NOT_CLEARED: &[u32] = &[
     offset::FLOW_RESULT_DIP_3,
     offset::FLOW_RESULT_DQP,
     offset::PORT0_QUEUE_GROWTH_BYTES,
+    offset::PORT0_VQ_DEPTH_BYTES,
+    offset::PORT0_QUEUE_AVG_BYTES,
+    offset::PORT0_EMR_Q16,
 ];
 
 const FEATURE_FIELDS: &[Field] = &[
@@ -272,6 +291,34 @@ const ACTION_FIELDS: &[Field] = &[
         lsb: 24,
         width: 8,
         doc: "Congestion Level",
+    },
+];
+
+const METER_CONTROL_FIELDS: &[Field] = &[Field {
+    name: "internal_queue",
+    lsb: 0,
+    width: 1,
+    doc: "LH-02: the queue depth is the internal virtual egress queue's (PORT0_VQ_DRAIN_Q16), not the telemetry input's",
+}];
+
+const FORMAT_CONTROL_FIELDS: &[Field] = &[
+    Field {
+        name: "valid",
+        lsb: 0,
+        width: 1,
+        doc: "the entry takes part in the longest-prefix match",
+    },
+    Field {
+        name: "format",
+        lsb: 1,
+        width: 2,
+        doc: "0 standard CNP, 1 Long-haul CNP RoCEv2 format, 2 Long-haul CNP ICMPv6 format (IPv6 senders only), 3 reserved",
+    },
+    Field {
+        name: "prefix_len",
+        lsb: 8,
+        width: 8,
+        doc: "prefix length in bits, 0..128 (IPv4 prefixes: 96 + length)",
     },
 ];
 
@@ -563,6 +610,102 @@ register_map! {
     LEARN_CM_REP_UNMATCHED @ 0x39C : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// CM pairings not written to the flow table because the learning queue (4 pairings) was full: data look-ups took every flow-table slot (LH-01).
     LEARN_QUEUE_DROPS @ 0x3A0 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// WAN port 0 queue meter (LH-02): where the queue depth comes from.
+    PORT0_METER_CONTROL @ 0x3A4 : ReadWrite = 0, volatile = false, fields = METER_CONTROL_FIELDS;
+    /// Drain rate of WAN port 0's internal virtual egress queue: bytes per clock, unsigned 16.16 fixed point (reset: 100 Gb/s at 322.265625 MHz) (LH-02).
+    PORT0_VQ_DRAIN_Q16 @ 0x3A8 : ReadWrite = 2_542_002, volatile = false, fields = WHOLE;
+    /// Depth of WAN port 0's internal virtual egress queue in bytes (gauge; LH-02).
+    PORT0_VQ_DEPTH_BYTES @ 0x3AC : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Weight of WAN port 0's average queue: every microsecond avg += (QD - avg) / 2^n, n = 0..31 (LH-02).
+    PORT0_AVG_WEIGHT_SHIFT @ 0x3B0 : ReadWrite = 4, volatile = false, fields = WHOLE;
+    /// Average queue depth of WAN port 0 in bytes (gauge; LH-02).
+    PORT0_QUEUE_AVG_BYTES @ 0x3B4 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// ECN marking-rate window of WAN port 0 in microseconds (LH-02).
+    PORT0_EMR_WINDOW_US @ 0x3B8 : ReadWrite = 100, volatile = false, fields = WHOLE;
+    /// V_ecn: marking rate (CE share of ECN-capable frames toward the WAN, 0.16 fixed point) above which the second level triggers (LH-05; reset: never).
+    PORT0_V_ECN_Q16 @ 0x3BC : ReadWrite = 0xFFFF_FFFF, volatile = false, fields = WHOLE;
+    /// ECN marking rate of WAN port 0 over the last complete window, 0.16 fixed point (gauge; LH-02).
+    PORT0_EMR_Q16 @ 0x3C0 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Long-haul CNP format table entry 0 (LH-15): prefix bytes 0..3 (network order; IPv4 as ::ffff:a.b.c.d).
+    LH_FORMAT0_PREFIX_0 @ 0x400 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 0 prefix bytes 4..7.
+    LH_FORMAT0_PREFIX_1 @ 0x404 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 0 prefix bytes 8..11.
+    LH_FORMAT0_PREFIX_2 @ 0x408 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 0 prefix bytes 12..15.
+    LH_FORMAT0_PREFIX_3 @ 0x40C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 0: valid, the format senders in the prefix accept, prefix length (write it last) (LH-15).
+    LH_FORMAT0_CONTROL @ 0x410 : ReadWrite = 0, volatile = false, fields = FORMAT_CONTROL_FIELDS;
+    /// Long-haul CNP format table entry 1, as entry 0: prefix bytes 0..3.
+    LH_FORMAT1_PREFIX_0 @ 0x420 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 1 prefix bytes 4..7.
+    LH_FORMAT1_PREFIX_1 @ 0x424 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 1 prefix bytes 8..11.
+    LH_FORMAT1_PREFIX_2 @ 0x428 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 1 prefix bytes 12..15.
+    LH_FORMAT1_PREFIX_3 @ 0x42C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 1 valid, format and prefix length, as entry 0.
+    LH_FORMAT1_CONTROL @ 0x430 : ReadWrite = 0, volatile = false, fields = FORMAT_CONTROL_FIELDS;
+    /// Long-haul CNP format table entry 2, as entry 0: prefix bytes 0..3.
+    LH_FORMAT2_PREFIX_0 @ 0x440 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 2 prefix bytes 4..7.
+    LH_FORMAT2_PREFIX_1 @ 0x444 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 2 prefix bytes 8..11.
+    LH_FORMAT2_PREFIX_2 @ 0x448 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 2 prefix bytes 12..15.
+    LH_FORMAT2_PREFIX_3 @ 0x44C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 2 valid, format and prefix length, as entry 0.
+    LH_FORMAT2_CONTROL @ 0x450 : ReadWrite = 0, volatile = false, fields = FORMAT_CONTROL_FIELDS;
+    /// Long-haul CNP format table entry 3, as entry 0: prefix bytes 0..3.
+    LH_FORMAT3_PREFIX_0 @ 0x460 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 3 prefix bytes 4..7.
+    LH_FORMAT3_PREFIX_1 @ 0x464 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 3 prefix bytes 8..11.
+    LH_FORMAT3_PREFIX_2 @ 0x468 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 3 prefix bytes 12..15.
+    LH_FORMAT3_PREFIX_3 @ 0x46C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 3 valid, format and prefix length, as entry 0.
+    LH_FORMAT3_CONTROL @ 0x470 : ReadWrite = 0, volatile = false, fields = FORMAT_CONTROL_FIELDS;
+    /// Long-haul CNP format table entry 4, as entry 0: prefix bytes 0..3.
+    LH_FORMAT4_PREFIX_0 @ 0x480 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 4 prefix bytes 4..7.
+    LH_FORMAT4_PREFIX_1 @ 0x484 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 4 prefix bytes 8..11.
+    LH_FORMAT4_PREFIX_2 @ 0x488 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 4 prefix bytes 12..15.
+    LH_FORMAT4_PREFIX_3 @ 0x48C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 4 valid, format and prefix length, as entry 0.
+    LH_FORMAT4_CONTROL @ 0x490 : ReadWrite = 0, volatile = false, fields = FORMAT_CONTROL_FIELDS;
+    /// Long-haul CNP format table entry 5, as entry 0: prefix bytes 0..3.
+    LH_FORMAT5_PREFIX_0 @ 0x4A0 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 5 prefix bytes 4..7.
+    LH_FORMAT5_PREFIX_1 @ 0x4A4 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 5 prefix bytes 8..11.
+    LH_FORMAT5_PREFIX_2 @ 0x4A8 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 5 prefix bytes 12..15.
+    LH_FORMAT5_PREFIX_3 @ 0x4AC : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 5 valid, format and prefix length, as entry 0.
+    LH_FORMAT5_CONTROL @ 0x4B0 : ReadWrite = 0, volatile = false, fields = FORMAT_CONTROL_FIELDS;
+    /// Long-haul CNP format table entry 6, as entry 0: prefix bytes 0..3.
+    LH_FORMAT6_PREFIX_0 @ 0x4C0 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 6 prefix bytes 4..7.
+    LH_FORMAT6_PREFIX_1 @ 0x4C4 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 6 prefix bytes 8..11.
+    LH_FORMAT6_PREFIX_2 @ 0x4C8 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 6 prefix bytes 12..15.
+    LH_FORMAT6_PREFIX_3 @ 0x4CC : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 6 valid, format and prefix length, as entry 0.
+    LH_FORMAT6_CONTROL @ 0x4D0 : ReadWrite = 0, volatile = false, fields = FORMAT_CONTROL_FIELDS;
+    /// Long-haul CNP format table entry 7, as entry 0: prefix bytes 0..3.
+    LH_FORMAT7_PREFIX_0 @ 0x4E0 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 7 prefix bytes 4..7.
+    LH_FORMAT7_PREFIX_1 @ 0x4E4 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 7 prefix bytes 8..11.
+    LH_FORMAT7_PREFIX_2 @ 0x4E8 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 7 prefix bytes 12..15.
+    LH_FORMAT7_PREFIX_3 @ 0x4EC : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Entry 7 valid, format and prefix length, as entry 0.
+    LH_FORMAT7_CONTROL @ 0x4F0 : ReadWrite = 0, volatile = false, fields = FORMAT_CONTROL_FIELDS;
 }
 
 /// Looks a register up by name (case-insensitive).
