@@ -37,7 +37,7 @@ use crate::csr::{AxiLiteSlave, CsrBlock};
 use crate::ecn::CeMarker;
 use crate::flow::GatewayFlowTable;
 use crate::learn::{CmEventSource, CmLearner, CmSnoop};
-use crate::lh::{LhController, QueueKb};
+use crate::lh::{LhController, QueueKb, QueueMeter};
 use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
 use crate::stats::FrameCounters;
@@ -171,7 +171,11 @@ const _: () = {
     assert!(REGISTERS[133].offset == offset::LH_FORMAT7_PREFIX_2);
     assert!(REGISTERS[134].offset == offset::LH_FORMAT7_PREFIX_3);
     assert!(REGISTERS[135].offset == offset::LH_FORMAT7_CONTROL);
-    assert!(REGISTERS.len() == 136);
+    assert!(REGISTERS[136].offset == offset::LH_OBS_WINDOW_US);
+    assert!(REGISTERS[137].offset == offset::LH_TOP_SHARE_Q8);
+    assert!(REGISTERS[138].offset == offset::LH_CNP_NOT_TOP);
+    assert!(REGISTERS[139].offset == offset::LH_PORT_WINDOW_BYTES);
+    assert!(REGISTERS.len() == 140);
 };
 
 #[derive(LogicBlock)]
@@ -216,6 +220,31 @@ pub struct Gateway {
     // Second level.
     flow_table: GatewayFlowTable,
     queue_kb: QueueKb,
+    /// LH-02: virtual egress queue, average queue, ECN marking rate.
+    meter: QueueMeter,
+    /// The depth the telemetry input last reported.
+    ext_depth: DFF<Bits<32>>,
+    /// LH-06: bytes of the frame entering dc_rx so far, and of the last
+    /// complete one (what its parsed header is looked up with).
+    dc_acc: DFF<Bits<17>>,
+    dc_frame_bytes: DFF<Bits<16>>,
+    dc_keep_count: Signal<Local, Bits<7>>,
+    dc_acc_sum: Signal<Local, Bits<18>>,
+    /// LH-06 observation windows: microseconds into the window, its number
+    /// (the flow table's epoch), the port's RoCEv2 bytes in this window and
+    /// the last, and the top-contributor threshold (a serial product).
+    obs_us: DFF<Bits<32>>,
+    obs_epoch: DFF<Bits<8>>,
+    obs_end: Signal<Local, Bit>,
+    port_bytes: DFF<Bits<32>>,
+    port_sum: Signal<Local, Bits<33>>,
+    port_prev: DFF<Bits<32>>,
+    mul_busy: DFF<Bit>,
+    mul_step: DFF<Bits<4>>,
+    mul_acc: DFF<Bits<40>>,
+    mul_share: DFF<Bits<8>>,
+    mul_next: Signal<Local, Bits<40>>,
+    top_threshold: DFF<Bits<32>>,
     lh: LhController,
     builder: NotifyBuilder,
     dc_tx_mux: FrameMux,
@@ -289,6 +318,24 @@ impl Default for Gateway {
             ce_marked_count: Default::default(),
             flow_table: Default::default(),
             queue_kb: Default::default(),
+            meter: Default::default(),
+            ext_depth: Default::default(),
+            dc_acc: Default::default(),
+            dc_frame_bytes: Default::default(),
+            dc_keep_count: Default::default(),
+            dc_acc_sum: Default::default(),
+            obs_us: Default::default(),
+            obs_epoch: Default::default(),
+            obs_end: Default::default(),
+            port_bytes: Default::default(),
+            port_sum: Default::default(),
+            port_prev: Default::default(),
+            mul_busy: Default::default(),
+            mul_step: Default::default(),
+            mul_acc: Default::default(),
+            mul_share: Default::default(),
+            mul_next: Default::default(),
+            top_threshold: Default::default(),
             lh: Default::default(),
             builder: Default::default(),
             dc_tx_mux: Default::default(),
@@ -347,6 +394,7 @@ impl Logic for Gateway {
             csr,
             flow_table,
             queue_kb,
+            meter,
             lh,
             builder,
             dc_tx_mux
@@ -355,6 +403,18 @@ impl Logic for Gateway {
             self,
             clock,
             queue_depth,
+            ext_depth,
+            dc_acc,
+            dc_frame_bytes,
+            obs_us,
+            obs_epoch,
+            port_bytes,
+            port_prev,
+            mul_busy,
+            mul_step,
+            mul_acc,
+            mul_share,
+            top_threshold,
             above_k_min,
             ce_marked_count,
             us_div,
@@ -375,6 +435,7 @@ impl Logic for Gateway {
             self.pipe[i].clock.next = self.clock.val();
         }
         self.flow_table.reset.next = self.reset.val();
+        self.meter.reset.next = self.reset.val();
         self.lh.reset.next = self.reset.val();
         self.builder.reset.next = self.reset.val();
         self.dc_tx_mux.reset.next = self.reset.val();
@@ -407,6 +468,7 @@ impl Logic for Gateway {
         self.above_k_min.d.next = self.csr.values[4].val().get_bit(0)
             & (self.queue_depth.q.val() > self.csr.values[10].val());
         self.ce_marker.congested.next = self.above_k_min.q.val();
+
         if self.ce_marker.marked.val() {
             self.ce_marked_count.d.next = self.ce_marked_count.q.val() + 1;
         }
@@ -508,6 +570,94 @@ impl Logic for Gateway {
             self.qgr_high.d.next = false;
         }
 
+        // LH-02 queue meter: frames leaving on wan_tx fill the virtual queue;
+        // the marker reports ECN-capable and CE frames for the EMR.
+        self.meter.tx_beat.next = self.wan_tx.tvalid.val() & self.wan_tx.tready.val();
+        self.meter.tx_last.next = self.wan_tx.tlast.val();
+        self.meter.tx_keep.next = self.wan_tx.tkeep.val();
+        self.meter.drain_q16.next = self.csr.values[89].val();
+        self.meter.us_tick.next = self.us_tick.val();
+        self.meter.qd.next = self.queue_depth.q.val();
+        self.meter.avg_shift.next = self.csr.values[91].val();
+        self.meter.window_us.next = self.csr.values[93].val();
+        self.meter.v_ecn.next = self.csr.values[94].val();
+        self.meter.ect.next = self.ce_marker.ect_frame.val();
+        self.meter.ce.next = self.ce_marker.ce_frame.val();
+
+        // LH-06: the bytes of each frame entering dc_rx (the sum of its tkeep
+        // bits, saturating at 65535), ready when its parsed header appears.
+        self.dc_keep_count.next = 0.into();
+        self.dc_acc_sum.next = bit_cast::<18, 17>(self.dc_acc.q.val());
+        if self.dc_in.m.tvalid.val() & self.dc_out.s.tready.val() {
+            for i in 0..64 {
+                if self.dc_in.m.tkeep.val().get_bit(i) {
+                    self.dc_keep_count.next = self.dc_keep_count.val() + 1;
+                }
+            }
+            self.dc_acc_sum.next = bit_cast::<18, 17>(self.dc_acc.q.val())
+                + bit_cast::<18, 7>(self.dc_keep_count.val());
+            if self.dc_acc_sum.val() > 0xFFFF {
+                self.dc_acc_sum.next = 0xFFFF.into();
+            }
+            self.dc_acc.d.next = bit_cast::<17, 18>(self.dc_acc_sum.val());
+            if self.dc_in.m.tlast.val() {
+                self.dc_acc.d.next = 0.into();
+                self.dc_frame_bytes.d.next = bit_cast::<16, 18>(self.dc_acc_sum.val());
+            }
+        }
+        // Observation windows of LH_OBS_WINDOW_US microseconds from reset:
+        // the port's RoCEv2 bytes toward the WAN per window; at a window's
+        // end a serial product (8 clocks) gives the top-contributor
+        // threshold share * bytes / 256 of the window that ended.
+        self.obs_end.next =
+            self.us_tick.val() & (self.obs_us.q.val() + 1 >= self.csr.values[136].val());
+        if self.us_tick.val() {
+            self.obs_us.d.next = self.obs_us.q.val() + 1;
+        }
+        self.port_sum.next = bit_cast::<33, 32>(self.port_bytes.q.val());
+        if self.dc_hdr.valid.val() & (self.dc_hdr.class.val() == 1) {
+            self.port_sum.next = bit_cast::<33, 32>(self.port_bytes.q.val())
+                + bit_cast::<33, 16>(self.dc_frame_bytes.q.val());
+        }
+        if self.port_sum.val().get_bit(32) {
+            self.port_sum.next = 0xFFFF_FFFF_u64.into();
+        }
+        self.port_bytes.d.next = bit_cast::<32, 33>(self.port_sum.val());
+        self.mul_next.next = self.mul_acc.q.val() << 1;
+        if self.mul_share.q.val().get_bit(7) {
+            self.mul_next.next =
+                (self.mul_acc.q.val() << 1) + bit_cast::<40, 32>(self.port_prev.q.val());
+        }
+        if self.mul_busy.q.val() {
+            // Share bits 7..0, most significant first.
+            self.mul_acc.d.next = self.mul_next.val();
+            self.mul_share.d.next = self.mul_share.q.val() << 1;
+            self.mul_step.d.next = self.mul_step.q.val() + 1;
+            if self.mul_step.q.val() == 7 {
+                self.mul_busy.d.next = false;
+                self.top_threshold.d.next = self.mul_next.val().get_bits::<32>(8);
+            }
+        }
+        if self.obs_end.val() {
+            self.obs_us.d.next = 0.into();
+            self.obs_epoch.d.next = self.obs_epoch.q.val() + 1;
+            self.port_bytes.d.next = 0.into();
+            self.port_prev.d.next = bit_cast::<32, 33>(self.port_sum.val());
+            self.mul_busy.d.next = true;
+            self.mul_step.d.next = 0.into();
+            self.mul_acc.d.next = 0.into();
+            self.mul_share.d.next = self.csr.values[137].val().get_bits::<8>(0);
+        }
+        if self.reset.val() {
+            self.dc_acc.d.next = 0.into();
+            self.obs_us.d.next = 0.into();
+            self.obs_epoch.d.next = 0.into();
+            self.port_bytes.d.next = 0.into();
+            self.port_prev.d.next = 0.into();
+            self.mul_busy.d.next = false;
+            self.top_threshold.d.next = 0.into();
+        }
+
         // CSR words (network order, first byte in bits 31..24) in lane order.
         for i in 0..4 {
             self.word_lanes[i].next = (self.csr.values[50 + i].val() >> 24)
@@ -596,12 +746,12 @@ impl Logic for Gateway {
             self.flow_table.req_dqp.next = self.learner.learn_dqp.val();
             self.flow_table.req_sqp.next = self.learner.learn_sqp.val();
         }
-        self.flow_table.req_bytes.next = 0.into();
+        self.flow_table.req_bytes.next = self.dc_frame_bytes.q.val();
         self.flow_table.req_bucket.next = self.csr.values[67].val().get_bits::<12>(4);
         self.flow_table.req_slot.next = self.csr.values[67].val().get_bits::<4>(0);
         self.flow_table.req_in_stash.next = self.csr.values[67].val().get_bit(16);
         self.flow_table.now.next = self.now_us.q.val();
-        self.flow_table.window_epoch.next = 0.into();
+        self.flow_table.window_epoch.next = self.obs_epoch.q.val();
         self.flow_table.aging_enable.next = self.csr.values[68].val().any();
         self.flow_table.age_timeout.next = self.csr.values[68].val();
         self.flow_table.clear_counters.next = self.csr.values[5].val().get_bit(0);
@@ -674,7 +824,7 @@ impl Logic for Gateway {
             self.bucket_depth.next = 8.into();
         }
         self.lh.enable.next = self.csr.values[4].val().get_bit(1);
-        self.lh.growth_high.next = self.qgr_high.q.val();
+        self.lh.growth_high.next = self.qgr_high.q.val() | self.meter.emr_high.val();
         self.lh.now_us.next = self.now_us.q.val();
         self.lh.qd.next = self.queue_kb.qd_out.val();
         self.lh.qd_kb.next = self.queue_kb.kb.val();
@@ -702,6 +852,9 @@ impl Logic for Gateway {
             & !self.flow_table.resp_dropped.val()
             & !self.flow_table.resp_failed.val();
         self.lh.res_sqp_valid.next = self.flow_table.resp_sqp_valid.val();
+        // LH-06: the flow's bytes in this window (this packet's included).
+        self.lh.res_top.next =
+            self.flow_table.resp_entry.val().window_bytes >= self.top_threshold.q.val();
         self.lh.res_sqp.next = self.flow_table.resp_sqp.val();
         self.lh.res_location.next = self.location.val();
         self.lh.res_src_ip.next = self.pipe[4].q.val().get_bits::<128>(0);
@@ -741,13 +894,27 @@ impl Logic for Gateway {
         for i in 0..REGISTERS.len() {
             self.csr.status[i].next = 0.into();
         }
+        // LH-02: the depth the gateway acts on is the telemetry input's or,
+        // with PORT0_METER_CONTROL.internal_queue, the virtual queue's.
         if self.qd_ext_valid.val() {
+            self.ext_depth.d.next = self.qd_ext_bytes.val();
             self.queue_depth.d.next = self.qd_ext_bytes.val();
+        } else {
+            self.queue_depth.d.next = self.ext_depth.q.val();
+        }
+        if self.csr.values[88].val().get_bit(0) {
+            self.queue_depth.d.next = self.meter.vq_depth.val();
         }
         if self.reset.val() {
             self.queue_depth.d.next = 0.into();
+            self.ext_depth.d.next = 0.into();
         }
         self.csr.status[12].next = self.queue_depth.q.val();
+        self.csr.status[90].next = self.meter.vq_depth.val();
+        self.csr.status[92].next = self.meter.avg.val();
+        self.csr.status[95].next = self.meter.emr_q16.val();
+        self.csr.status[138].next = self.lh.not_top.val();
+        self.csr.status[139].next = self.port_prev.q.val();
         self.csr.status[32].next = self.dc_counters.rx_frames.val();
         self.csr.status[33].next = self.dc_counters.roce_frames.val();
         self.csr.status[34].next = self.dc_counters.non_roce_frames.val();

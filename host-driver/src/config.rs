@@ -13,10 +13,22 @@
 //! # k_min_fraction = 0.5       # ... or a fraction of K_max (default 0.5)
 //! # k_max = "100M"             # optional: explicit K_max instead of the formula
 //!
+//! [meter.0]                    # LH-02 queue meter of WAN port 0; every key optional
+//! queue = "internal"           # depth from "telemetry" (the external input; reset) or "internal" (virtual queue)
+//! drain = "95G"                # the virtual queue drains at this rate (bits per second), at [gateway] clocks_per_us (else 322)
+//! avg_weight_shift = 4         # average queue: avg += (QD - avg) / 2^n every microsecond, 0..=31
+//! emr_window = "100us"         # ECN marking-rate window (at least 17 clocks)
+//! v_ecn = 0.5                  # LH-05: marking rate (CE share of ECN-capable frames) that triggers; "off" never
+//! qgr_interval = "100us"       # queue-growth interval
+//! v_growth = "50M"             # LH-05: growth per interval (bytes) that triggers; "off" never
+//!
 //! [longhaul]                   # second level of the Long-haul CNP; every key optional
 //! interval = "1ms"             # minimum interval between CNPs to one flow (LH-08); "rtt" = RTT_est
 //! options = ["ipv4_longhaul"]  # LH_OPTIONS names (hide_metric, ipv4_longhaul, ipv6_longhaul); replaces the register
 //! dscp = 48                    # DSCP of notifications, 0..=63
+//! icmpv6_type = 200            # ICMPv6 type of the ICMPv6 format (LH-13): informational, 128..=255
+//! obs_window = "100us"         # LH-06 observation window of the per-flow and per-port byte counts
+//! top_share = 0.25             # LH-06: tell only flows with this share of the port's bytes (0 = every flow)
 //! bucket = { refill_clocks = 3222, depth = 8 }   # one token every N clocks (>= 1), 1..=8 tokens
 //! resume = { level = 20, parameter = 50 }        # Resume (LH-09): level, percent to recover (0 = all)
 //! [[longhaul.severity]]        # row 0: the queue is above K_max (LH-07)
@@ -37,6 +49,7 @@
 //!
 //! [flows]                      # the flow table (LH-01)
 //! age_timeout = "10s"          # idle learned flows leave after this; "off" (or "0s") never
+//! learn = ["cm"]               # source-QP learning methods (LH-01): "cm" (RDMA CM REQ/REP); [] = none
 //! static = [                   # pinned entries: {SIP, DIP, DQP} -> SQP
 //!   { src = "10.0.0.1", dst = "10.0.0.4", dqp = 200, sqp = 100 },
 //! ]
@@ -69,10 +82,11 @@ use crate::longhaul::{
     action_name, duration_us, parse_action, parse_mac, ActionWord, FlowInterval, GatewayAddresses,
     LhOptions, SecondLevel, SeverityRow,
 };
+use crate::meter::{drain_q16, v_ecn_q16, MeterSettings, QueueSource, NEVER};
 use crate::thresholds::{compute_thresholds, KMin, ThresholdInput, Thresholds};
 use crate::units::{parse_bytes, parse_duration, parse_rate};
 use cngw_packet::longhaul::Action;
-use cngw_regmap::{by_name, by_offset, offset};
+use cngw_regmap::{by_name, by_offset, learn_control, offset};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -91,6 +105,9 @@ pub struct Config {
     /// Per-port thresholds, keyed by port number.
     #[serde(default)]
     pub port: BTreeMap<String, PortConfig>,
+    /// Queue meters, keyed by port number (LH-02).
+    #[serde(default)]
+    pub meter: BTreeMap<String, MeterConfig>,
     /// The Long-haul CNP second level.
     #[serde(default)]
     pub longhaul: Option<LonghaulConfig>,
@@ -112,6 +129,12 @@ pub struct LonghaulConfig {
     /// A duration, or `"rtt"` for RTT_est.
     pub interval: Option<toml::Value>,
     pub dscp: Option<toml::Value>,
+    /// ICMPv6 type of Long-haul CNPs in the ICMPv6 format (LH-13).
+    pub icmpv6_type: Option<toml::Value>,
+    /// Observation window of the per-flow and per-port byte counts (LH-06).
+    pub obs_window: Option<toml::Value>,
+    /// Top-contributor share, a fraction 0..1 (LH-06).
+    pub top_share: Option<toml::Value>,
     /// `LH_OPTIONS` field names; the list replaces the register.
     pub options: Option<Vec<String>>,
     pub bucket: Option<BucketConfig>,
@@ -165,6 +188,8 @@ pub struct GatewayConfig {
 pub struct FlowsConfig {
     /// A duration, or `"off"`.
     pub age_timeout: Option<toml::Value>,
+    /// Source-QP learning methods (`"cm"`); the list replaces `LEARN_CONTROL`.
+    pub learn: Option<Vec<String>>,
     /// Static (pinned) entries.
     #[serde(rename = "static", default)]
     pub static_flows: Vec<StaticFlowConfig>,
@@ -185,6 +210,25 @@ pub struct StaticFlowConfig {
 pub struct StaticFlow {
     pub key: FlowKey,
     pub sqp: u32,
+}
+
+/// The `[meter.N]` table (LH-02); every key optional.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeterConfig {
+    /// `"telemetry"` or `"internal"`.
+    pub queue: Option<String>,
+    /// Bits per second.
+    pub drain: Option<toml::Value>,
+    pub avg_weight_shift: Option<toml::Value>,
+    /// A duration.
+    pub emr_window: Option<toml::Value>,
+    /// A fraction 0..=1, or `"off"`.
+    pub v_ecn: Option<toml::Value>,
+    /// A duration.
+    pub qgr_interval: Option<toml::Value>,
+    /// Bytes, or `"off"`.
+    pub v_growth: Option<toml::Value>,
 }
 
 /// The `[port.N]` table.
@@ -384,6 +428,95 @@ fn duration_or(
     }
     let d = duration(value, example).map_err(|e| format!("{e} (or \"{word}\")"))?;
     duration_us(what, d, u64::from(u32::MAX)).map_err(|e| e.to_string())
+}
+
+/// `CLOCKS_PER_US` after reset: the clock the meter's rates are converted
+/// at when the configuration does not set `[gateway] clocks_per_us`.
+const DEFAULT_CLOCKS_PER_US: u32 = 322;
+
+/// `"off"` (the register value that never triggers) or what `parse` makes.
+fn off_or(
+    value: &toml::Value,
+    parse: impl FnOnce(&toml::Value) -> Result<u32, String>,
+) -> Result<u32, String> {
+    if value.as_str() == Some("off") {
+        Ok(NEVER)
+    } else {
+        parse(value)
+    }
+}
+
+impl MeterConfig {
+    /// The typed settings, or the issues found (keys under `key`).
+    fn settings(
+        &self,
+        key: &str,
+        clocks_per_us: u32,
+        issues: &mut Issues,
+    ) -> Option<MeterSettings> {
+        let before = issues.0.len();
+        let mut s = MeterSettings::default();
+        if let Some(q) = &self.queue {
+            match q.as_str() {
+                "telemetry" => s.source = Some(QueueSource::Telemetry),
+                "internal" => s.source = Some(QueueSource::Internal),
+                other => issues.add(
+                    format!("{key}.queue"),
+                    format!("{other:?} is not a queue source (telemetry, internal)"),
+                ),
+            }
+        }
+        if let Some(v) = &self.drain {
+            match quantity(v, parse_rate, "a rate such as \"95G\"")
+                .and_then(|bps| drain_q16(bps, clocks_per_us).map_err(|e| e.to_string()))
+            {
+                Ok(q) => s.drain_q16 = Some(q),
+                Err(m) => issues.add(format!("{key}.drain"), m),
+            }
+        }
+        if let Some(v) = &self.avg_weight_shift {
+            s.avg_weight_shift =
+                int_field(issues, format!("{key}.avg_weight_shift"), v, 0, 31).map(|v| v as u32);
+        }
+        let micros = |v: &toml::Value, what: &'static str| -> Result<u32, String> {
+            let d = duration(v, "100us")?;
+            duration_us(what, d, u64::from(u32::MAX)).map_err(|e| e.to_string())
+        };
+        if let Some(v) = &self.emr_window {
+            match micros(v, "emr_window") {
+                Ok(us) => s.emr_window_us = Some(us),
+                Err(m) => issues.add(format!("{key}.emr_window"), m),
+            }
+        }
+        if let Some(v) = &self.qgr_interval {
+            match micros(v, "qgr_interval") {
+                Ok(us) => s.qgr_interval_us = Some(us),
+                Err(m) => issues.add(format!("{key}.qgr_interval"), m),
+            }
+        }
+        if let Some(v) = &self.v_ecn {
+            match off_or(v, |v| {
+                number(v).and_then(|f| v_ecn_q16(f).map_err(|e| e.to_string()))
+            }) {
+                Ok(q) => s.v_ecn_q16 = Some(q),
+                Err(m) => issues.add(format!("{key}.v_ecn"), format!("{m} (or \"off\")")),
+            }
+        }
+        if let Some(v) = &self.v_growth {
+            match off_or(v, |v| {
+                quantity(v, parse_bytes, "a byte size such as \"50M\"").and_then(|b| {
+                    u32::try_from(b)
+                        .ok()
+                        .filter(|&b| b < NEVER)
+                        .ok_or_else(|| format!("{b} bytes is more than 4 GiB - 2"))
+                })
+            }) {
+                Ok(b) => s.v_growth_bytes = Some(b),
+                Err(m) => issues.add(format!("{key}.v_growth"), format!("{m} (or \"off\")")),
+            }
+        }
+        (issues.0.len() == before).then_some(s)
+    }
 }
 
 impl PortConfig {
@@ -657,6 +790,71 @@ impl Config {
                 }
             }
         }
+        if let Some(v) = self.longhaul.as_ref().and_then(|l| l.icmpv6_type.as_ref()) {
+            // Informational messages only (RFC 4443: types 128..=255).
+            if let Some(t) = int_field(&mut issues, "longhaul.icmpv6_type".into(), v, 128, 255) {
+                typed_writes(
+                    &mut issues,
+                    "longhaul.icmpv6_type",
+                    vec![(offset::LH_ICMPV6_TYPE, t as u32)],
+                );
+            }
+        }
+        if let Some(v) = self.longhaul.as_ref().and_then(|l| l.obs_window.as_ref()) {
+            match duration(v, "100us").and_then(|d| {
+                duration_us("obs_window", d, u64::from(u32::MAX)).map_err(|e| e.to_string())
+            }) {
+                Ok(0) => issues.add("longhaul.obs_window", "must be at least 1us"),
+                Ok(us) => typed_writes(
+                    &mut issues,
+                    "longhaul.obs_window",
+                    vec![(offset::LH_OBS_WINDOW_US, us)],
+                ),
+                Err(m) => issues.add("longhaul.obs_window", m),
+            }
+        }
+        if let Some(v) = self.longhaul.as_ref().and_then(|l| l.top_share.as_ref()) {
+            // 1/256 steps; 1.0 would need 256: at most 255/256.
+            match number(v) {
+                Ok(f) if (0.0..1.0).contains(&f) => typed_writes(
+                    &mut issues,
+                    "longhaul.top_share",
+                    vec![(
+                        offset::LH_TOP_SHARE_Q8,
+                        (f * 256.0).round().min(255.0) as u32,
+                    )],
+                ),
+                Ok(f) => issues.add(
+                    "longhaul.top_share",
+                    format!("{f} is not a share from 0 (every flow) to below 1"),
+                ),
+                Err(m) => issues.add("longhaul.top_share", m),
+            }
+        }
+        let clocks_per_us = self
+            .gateway
+            .as_ref()
+            .and_then(|g| g.clocks_per_us.as_ref())
+            .and_then(|v| v.as_integer())
+            .and_then(|v| u32::try_from(v).ok())
+            .filter(|&v| v > 0)
+            .unwrap_or(DEFAULT_CLOCKS_PER_US);
+        for (port_key, meter_config) in &self.meter {
+            let key = format!("meter.{port_key}");
+            if port_key != "0" {
+                issues.add(key, "only WAN port 0 has a queue meter (\"0\")");
+                continue;
+            }
+            if let Some(settings) = meter_config.settings(&key, clocks_per_us, &mut issues) {
+                let problems = settings.check(clocks_per_us);
+                for (k, e) in &problems {
+                    issues.add(format!("{key}.{k}"), e.to_string());
+                }
+                if problems.is_empty() {
+                    typed_writes(&mut issues, &key, settings.writes());
+                }
+            }
+        }
         if let Some(gateway) = &self.gateway {
             if let Some(addresses) = gateway.addresses(&mut issues) {
                 let problems = addresses.check();
@@ -680,6 +878,23 @@ impl Config {
                     ),
                     Err(message) => issues.add("flows.age_timeout", message),
                 }
+            }
+            if let Some(methods) = &flows_config.learn {
+                let mut bits = 0;
+                for m in methods {
+                    match m.as_str() {
+                        "cm" => bits |= learn_control::CM_ENABLE,
+                        other => issues.add(
+                            "flows.learn",
+                            format!("unknown learning method {other:?} (known: cm)"),
+                        ),
+                    }
+                }
+                typed_writes(
+                    &mut issues,
+                    "flows.learn",
+                    vec![(offset::LEARN_CONTROL, bits)],
+                );
             }
             flows = flows_config.static_flows(&mut issues);
             if !flows.is_empty() {

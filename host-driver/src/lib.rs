@@ -7,6 +7,7 @@
 //! - [`device`]: the typed API over any bus; [`thresholds`]: LH-03 K_min/K_max;
 //!   [`flows`]: the flow table (look-up, static entries, delete, iteration);
 //!   [`longhaul`]: the Long-haul CNP second level and the gateway's addresses;
+//!   [`meter`]: the queue meter (LH-02) and the EMR/QGR triggers;
 //!   [`config`]: TOML settings validated into a write plan; [`units`]:
 //!   parsing of rates, durations and byte sizes.
 
@@ -16,6 +17,7 @@ pub mod device;
 pub mod flows;
 pub mod longhaul;
 pub mod mem;
+pub mod meter;
 pub mod pci;
 #[cfg(feature = "sim")]
 pub mod sim;

@@ -3,7 +3,7 @@
 
 use cngw_driver::config::{apply, apply_config, Config, ConfigError, Plan};
 use cngw_driver::{Device, DeviceError, MemBus};
-use cngw_regmap::{feature, offset};
+use cngw_regmap::{feature, learn_control, meter_control, offset};
 
 const EXAMPLE: &str = r#"
 features = ["lh_ecn_mark"]          # names from the FEATURE_ENABLE fields
@@ -758,5 +758,103 @@ mod rtl {
         assert!(!plan.flows.is_empty(), "the example shows static flows");
         assert!(plan.features.is_some());
         assert_eq!(dev.flow_table().list().unwrap().len(), plan.flows.len());
+    }
+}
+
+#[test]
+fn lh_02_config_meter_learning_and_icmpv6_type_plan() {
+    let config = Config::parse(
+        r#"
+[gateway]
+clocks_per_us = 100
+[meter.0]
+queue = "internal"
+drain = "6.4G"
+avg_weight_shift = 3
+emr_window = "50us"
+v_ecn = 0.25
+qgr_interval = "200us"
+v_growth = "8M"
+[longhaul]
+icmpv6_type = 201
+obs_window = "20us"
+top_share = 0.25
+[flows]
+learn = ["cm"]
+"#,
+    )
+    .unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    let bus = dev.bus();
+    for (off, want) in [
+        (offset::PORT0_METER_CONTROL, meter_control::INTERNAL_QUEUE),
+        // 6.4 Gb/s at 100 clocks per microsecond: 8 bytes per clock.
+        (offset::PORT0_VQ_DRAIN_Q16, 8 << 16),
+        (offset::PORT0_AVG_WEIGHT_SHIFT, 3),
+        (offset::PORT0_EMR_WINDOW_US, 50),
+        (offset::PORT0_V_ECN_Q16, 0x4000),
+        (offset::PORT0_QGR_INTERVAL_US, 200),
+        (offset::PORT0_V_GROWTH_BYTES, 8 << 20),
+        (offset::LH_ICMPV6_TYPE, 201),
+        (offset::LH_OBS_WINDOW_US, 20),
+        (offset::LH_TOP_SHARE_Q8, 64),
+        (offset::LEARN_CONTROL, learn_control::CM_ENABLE),
+        (offset::CLOCKS_PER_US, 100),
+    ] {
+        assert_eq!(bus.peek(off), Some(want), "{off:#x}");
+    }
+    // "off" turns both triggers off; telemetry goes back to the input.
+    let config = Config::parse(
+        "[meter.0]\nqueue = \"telemetry\"\nv_ecn = \"off\"\nv_growth = \"off\"\n[flows]\nlearn = []\n",
+    )
+    .unwrap();
+    apply_config(&mut dev, &config).unwrap();
+    let bus = dev.bus();
+    assert_eq!(bus.peek(offset::PORT0_METER_CONTROL), Some(0));
+    assert_eq!(bus.peek(offset::PORT0_V_ECN_Q16), Some(u32::MAX));
+    assert_eq!(bus.peek(offset::PORT0_V_GROWTH_BYTES), Some(u32::MAX));
+    assert_eq!(bus.peek(offset::LEARN_CONTROL), Some(0));
+}
+
+#[test]
+fn lh_02_config_rejects_bad_meter_learning_and_icmpv6_values() {
+    for (text, key) in [
+        ("[meter.0]\nqueue = \"external\"", "meter.0.queue"),
+        ("[meter.1]\nqueue = \"internal\"", "meter.1"),
+        ("[meter.0]\ndrain = \"0G\"", "meter.0.drain"),
+        ("[meter.0]\ndrain = \"fast\"", "meter.0.drain"),
+        ("[meter.0]\ndrain = \"10000T\"", "meter.0.drain"),
+        (
+            "[meter.0]\navg_weight_shift = 32",
+            "meter.0.avg_weight_shift",
+        ),
+        ("[meter.0]\nemr_window = 100", "meter.0.emr_window"),
+        (
+            "[gateway]\nclocks_per_us = 10\n[meter.0]\nemr_window = \"1us\"",
+            "meter.0.emr_window",
+        ),
+        ("[meter.0]\nv_ecn = 1.5", "meter.0.v_ecn"),
+        ("[meter.0]\nv_ecn = \"half\"", "meter.0.v_ecn"),
+        ("[meter.0]\nqgr_interval = \"0us\"", "meter.0.qgr_interval"),
+        ("[meter.0]\nv_growth = \"8G\"", "meter.0.v_growth"),
+        ("[meter.0]\nlimit = 3", "limit"),
+        ("[longhaul]\nicmpv6_type = 1", "longhaul.icmpv6_type"),
+        ("[longhaul]\nicmpv6_type = 256", "longhaul.icmpv6_type"),
+        ("[flows]\nlearn = [\"psn\"]", "flows.learn"),
+        ("[longhaul]\ntop_share = 1.0", "longhaul.top_share"),
+        ("[longhaul]\ntop_share = -0.5", "longhaul.top_share"),
+        ("[longhaul]\nobs_window = \"0us\"", "longhaul.obs_window"),
+        ("[longhaul]\nobs_window = 5", "longhaul.obs_window"),
+        (
+            "[meter.0]\nv_growth = \"off\"\n[registers]\nPORT0_V_GROWTH_BYTES = 5",
+            "PORT0_V_GROWTH_BYTES",
+        ),
+    ] {
+        let err = rejected(text);
+        assert!(
+            err.to_string().contains(key),
+            "{text:?} should be rejected at {key}: {err}"
+        );
     }
 }

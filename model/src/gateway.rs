@@ -55,6 +55,11 @@ pub struct GatewayModel {
     /// Source-QP learning (LH-01): CM snooping while `LEARN_CONTROL.cm_enable`.
     learner: Learner,
     learn_queue: LearnQueue,
+    /// The clock the next dc_rx frame passes the CE marker in (LH-02 EMR).
+    marker_clock: Option<u64>,
+    /// Each flow's byte count in its observation window: (epoch, bytes)
+    /// as the flow table keeps them (LH-06).
+    windows: BTreeMap<FlowKey, (u8, u32)>,
 }
 
 /// The RTL's way from a CM pairing to the flow table (`hdl/src/learn`):
@@ -146,6 +151,8 @@ impl GatewayModel {
             })
             .expect("the default table sizes"),
             learn_queue: LearnQueue::default(),
+            marker_clock: None,
+            windows: BTreeMap::new(),
         }
     }
 
@@ -215,6 +222,7 @@ impl GatewayModel {
         let mut status = flow_status::DONE;
         if command & flow_command::DELETE != 0 {
             self.flows.remove(&key);
+            self.windows.remove(&key);
         } else if command & flow_command::INSERT_STATIC != 0 {
             self.flows.insert(
                 key,
@@ -385,6 +393,7 @@ impl GatewayModel {
     pub fn set_reset_clock(&mut self, clock: u64) {
         self.lh = LonghaulModel::new(clock);
         self.lh_clock = clock;
+        self.windows.clear();
     }
 
     /// The telemetry input reported `bytes` in absolute clock `clock`.
@@ -404,6 +413,13 @@ impl GatewayModel {
             .insert(offset::PORT0_QUEUE_DEPTH_BYTES, bytes);
     }
 
+    /// The absolute clock in which the next dc_rx frame's first beat passes
+    /// the CE marker: its ECN counts toward the marking rate of that clock's
+    /// window (LH-02). Without it (the default) frames do not count.
+    pub fn set_marker_clock(&mut self, clock: u64) {
+        self.marker_clock = Some(clock);
+    }
+
     /// The second level's view alone: the telemetry input reported `bytes`
     /// in absolute clock `clock`.
     pub fn controller_depth_changed(&mut self, bytes: u32, clock: u64) {
@@ -417,6 +433,13 @@ impl GatewayModel {
     pub fn advance_to(&mut self, clock: u64) {
         self.lh.advance_to(clock, &mut self.registers);
         self.issue_learning_before(Some(clock));
+    }
+
+    /// LH-02: `(PORT0_EMR_Q16, EMR > V_ecn)` in absolute clock `clock`,
+    /// from the frames given with [`GatewayModel::set_marker_clock`].
+    pub fn marking_rate_at(&self, clock: u64) -> (u32, bool) {
+        self.lh
+            .emr_at(clock.saturating_sub(self.lh.reset_clock()), &self.registers)
     }
 
     /// Notifications toward senders decided so far, oldest first (taken).
@@ -490,6 +513,23 @@ impl GatewayModel {
             FrameClass::NonRoce => non_roce,
             FrameClass::Malformed => malformed,
         });
+        // Frames are forwarded whatever they hold, malformed ones included
+        // (they are only counted).
+        let mut out = frame.clone();
+        let marked =
+            port == InPort::DcRx && self.above_k_min() && crate::ecn::ce_mark(&mut out.data);
+        if marked {
+            self.count(offset::LH_CE_MARKED_FRAMES);
+        }
+        if port == InPort::DcRx {
+            if let (Some(clock), Some(ecn)) = (
+                self.marker_clock.take(),
+                crate::ecn::marker_ecn(&frame.data),
+            ) {
+                self.lh
+                    .ecn_frame(clock, marked || ecn == cngw_packet::Ecn::Ce);
+            }
+        }
         if port == InPort::DcRx && parsed.class == FrameClass::Roce {
             // Learned source QPs enter the table on clocks without a look-up.
             self.issue_learning_before(header_clock);
@@ -497,26 +537,36 @@ impl GatewayModel {
                 self.learn_queue.data_clocks.insert(t);
             }
             let flow = self.look_up_and_learn(&parsed);
-            let pkt = Packet {
-                key: FlowKey::of_header(&parsed),
-                sqp: flow.sqp,
-                src_mac: frame.data[6..12].try_into().unwrap(),
-                pkey: parsed.pkey,
-            };
+            let key = FlowKey::of_header(&parsed);
             let clock = match decision_clock {
                 Some(c) => c,
                 None => self.lh_clock,
+            };
+            // LH-06: the flow's and the port's bytes per observation window,
+            // counted at the look-up (the header's clock).
+            let bytes = frame.data.len().min(0xFFFF) as u32;
+            let epoch = self.lh.window_request(
+                clock.saturating_sub(crate::longhaul::DECISION_DELAY),
+                bytes,
+                &self.registers,
+            );
+            let w = self.windows.entry(key).or_insert((epoch, 0));
+            if w.0 == epoch {
+                w.1 = w.1.saturating_add(bytes);
+            } else {
+                *w = (epoch, bytes);
+            }
+            let pkt = Packet {
+                key,
+                sqp: flow.sqp,
+                src_mac: frame.data[6..12].try_into().unwrap(),
+                pkey: parsed.pkey,
+                window_bytes: w.1,
             };
             self.lh_clock = clock;
             self.lh.decide(&pkt, clock, &mut self.registers);
         }
         self.learn(port, &frame.data, header_clock);
-        // Frames are forwarded whatever they hold, malformed ones included
-        // (they are only counted).
-        let mut out = frame.clone();
-        if port == InPort::DcRx && self.above_k_min() && crate::ecn::ce_mark(&mut out.data) {
-            self.count(offset::LH_CE_MARKED_FRAMES);
-        }
         self.count(tx);
         ModelOutput {
             parsed,

@@ -8,6 +8,7 @@ pub mod ecn;
 pub mod gateway;
 pub mod learning;
 pub mod longhaul;
+pub mod meter;
 pub mod ports;
 
 pub use gateway::{Frame, GatewayModel, ModelOutput};

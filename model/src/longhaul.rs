@@ -12,6 +12,7 @@
 //! [`LonghaulModel::queue_depth_changed`]) and produces the notification
 //! frames in the order the RTL sends them, with the clock of each decision.
 
+use crate::meter::EcnRate;
 use crate::Frame;
 use cngw_packet::cnp::Cnp;
 use cngw_packet::envelope::Envelope;
@@ -29,6 +30,10 @@ pub const TRACKER_SLOTS: usize = 8;
 pub const DECISION_DELAY: u64 = 5;
 /// Clocks from sampling a telemetry depth to the controller seeing it.
 pub const QUEUE_DEPTH_DELAY: u64 = 3;
+/// An observation window that ends in clock `e` (since reset) sets the
+/// top-contributor threshold of decisions from clock `e + TOP_DELAY` on
+/// (the port's bytes register, then an 8-step serial product; LH-06).
+pub const TOP_DELAY: u64 = 9;
 
 /// What the controller remembers of a notified flow.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,6 +61,9 @@ pub struct Packet {
     pub sqp: Option<u32>,
     pub src_mac: [u8; 6],
     pub pkey: u16,
+    /// The flow's bytes in the current observation window, this packet's
+    /// included (LH-06).
+    pub window_bytes: u32,
 }
 
 /// Register values the controller reads (a view of the model's registers).
@@ -79,6 +87,10 @@ pub struct LonghaulModel {
     /// Every depth the controller has seen, from the clock (since reset)
     /// it took effect: the queue-growth samples (LH-02) read it.
     depth_history: Vec<(u64, u32)>,
+    /// ECN-capable frames toward the WAN: the marking rate (LH-02).
+    ecn: EcnRate,
+    /// RoCEv2 look-ups toward the WAN: clock (since reset) and bytes (LH-06).
+    port_requests: Vec<(u64, u32)>,
     pending: Vec<Notification>,
 }
 
@@ -97,6 +109,11 @@ impl LonghaulModel {
             reset_clock,
             ..Default::default()
         }
+    }
+
+    /// The absolute clock reset was released in.
+    pub fn reset_clock(&self) -> u64 {
+        self.reset_clock
     }
 
     fn k(&self, clock: u64) -> u64 {
@@ -149,8 +166,7 @@ impl LonghaulModel {
                 self.last_high = Some(end - 1);
             }
             self.now = self.now.max(end);
-            let growth = self.growth_at(end, regs_mut.view()).0;
-            regs_mut.set(offset::PORT0_QUEUE_GROWTH_BYTES, growth);
+            self.set_gauges(end, regs_mut);
             return;
         }
         let base_us = self.last_high.map(|c| now_us(c, regs)).unwrap_or(0);
@@ -175,21 +191,89 @@ impl LonghaulModel {
             k += 1;
         }
         self.now = self.now.max(end);
-        let growth = self.growth_at(end, regs_mut.view()).0;
-        regs_mut.set(offset::PORT0_QUEUE_GROWTH_BYTES, growth);
+        self.set_gauges(end, regs_mut);
         for _ in 0..sent {
             regs_mut.count(offset::LH_RESUME_SENT);
             count_sent(regs_mut);
         }
     }
 
+    /// The growth and marking-rate status registers in clock `k`.
+    fn set_gauges(&self, k: u64, regs_mut: &mut dyn RegistersMut) {
+        let growth = self.growth_at(k, regs_mut.view()).0;
+        regs_mut.set(offset::PORT0_QUEUE_GROWTH_BYTES, growth);
+        let emr = self.emr_at(k, regs_mut.view()).0;
+        regs_mut.set(offset::PORT0_EMR_Q16, emr);
+        let port = self.port_window_at(k, regs_mut.view()).0;
+        regs_mut.set(offset::LH_PORT_WINDOW_BYTES, port);
+    }
+
     /// The depth the controller saw in clock `k` (since reset).
     fn depth_at(&self, k: u64) -> u32 {
-        self.depth_history
-            .iter()
-            .take_while(|(e, _)| *e <= k)
-            .last()
-            .map_or(0, |(_, b)| *b)
+        let n = self.depth_history.partition_point(|(e, _)| *e <= k);
+        if n == 0 {
+            0
+        } else {
+            self.depth_history[n - 1].1
+        }
+    }
+
+    /// An ECN-capable frame toward the WAN passed the CE marker in absolute
+    /// clock `clock` and left CE (`ce`) or not (LH-02).
+    pub fn ecn_frame(&mut self, clock: u64, ce: bool) {
+        if clock >= self.reset_clock {
+            self.ecn.frame(self.k(clock), ce);
+        }
+    }
+
+    fn obs_window_clocks(regs: &dyn Registers) -> u64 {
+        regs.reg(offset::LH_OBS_WINDOW_US).max(1) as u64
+            * regs.reg(offset::CLOCKS_PER_US).max(1) as u64
+    }
+
+    /// LH-06: a RoCEv2 packet toward the WAN of `bytes` bytes is looked up
+    /// in absolute clock `clock`; returns the observation window's number
+    /// (mod 256, the flow table's epoch) and counts its bytes for the port.
+    pub fn window_request(&mut self, clock: u64, bytes: u32, regs: &dyn Registers) -> u8 {
+        let k = self.k(clock);
+        let at = self.port_requests.partition_point(|r| r.0 <= k);
+        self.port_requests.insert(at, (k, bytes));
+        (k / Self::obs_window_clocks(regs)) as u8
+    }
+
+    /// LH-06: the port's RoCEv2 bytes in the last observation window
+    /// complete by clock `k` (since reset), and the top-contributor
+    /// threshold that decisions in clock `k` use (`LH_TOP_SHARE_Q8` / 256
+    /// of the bytes of the last window that ended `TOP_DELAY` clocks or
+    /// more before).
+    pub fn port_window_at(&self, k: u64, regs: &dyn Registers) -> (u32, u32) {
+        let w = Self::obs_window_clocks(regs);
+        let bytes_of = |n: u64| -> u32 {
+            let lo = self.port_requests.partition_point(|r| r.0 < (n - 1) * w);
+            let hi = self.port_requests.partition_point(|r| r.0 < n * w);
+            self.port_requests[lo..hi]
+                .iter()
+                .fold(0u32, |a, r| a.saturating_add(r.1))
+        };
+        let complete = k / w;
+        let port = if complete >= 1 { bytes_of(complete) } else { 0 };
+        let share = (regs.reg(offset::LH_TOP_SHARE_Q8) & 0xFF) as u64;
+        let thr = match k.checked_sub(TOP_DELAY - 1).map(|x| x / w) {
+            Some(n) if n >= 1 => ((bytes_of(n) as u64 * share) >> 8) as u32,
+            _ => 0,
+        };
+        (port, thr)
+    }
+
+    /// LH-02/LH-05: the marking rate of the last window decided by clock
+    /// `k` (since reset), 0.16 fixed point, and whether it exceeds V_ecn.
+    pub fn emr_at(&self, k: u64, regs: &dyn Registers) -> (u32, bool) {
+        self.ecn.at(
+            k,
+            regs.reg(offset::PORT0_EMR_WINDOW_US),
+            regs.reg(offset::CLOCKS_PER_US),
+            regs.reg(offset::PORT0_V_ECN_Q16),
+        )
     }
 
     /// LH-02: the growth of the last complete interval before clock `k`
@@ -231,7 +315,7 @@ impl LonghaulModel {
         let r = regs.view();
         let enable = r.reg(offset::FEATURE_ENABLE) & cngw_regmap::feature::LH_CNP != 0;
         let qd = self.qd;
-        let growing = self.growth_at(k, r).1;
+        let growing = self.growth_at(k, r).1 || self.emr_at(k, r).1;
         if !(enable && (qd > r.reg(offset::PORT0_K_MAX_BYTES) || growing)) {
             return false;
         }
@@ -239,6 +323,10 @@ impl LonghaulModel {
             regs.count(offset::LH_CNP_NO_SQP);
             return false;
         };
+        if pkt.window_bytes < self.port_window_at(k, r).1 {
+            regs.count(offset::LH_CNP_NOT_TOP);
+            return false;
+        }
         let now = now_us(k, r);
         let interval = match r.reg(offset::PORT0_FLOW_INTERVAL_US) {
             0 => r.reg(offset::PORT0_RTT_EST_US),

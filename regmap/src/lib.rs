@@ -183,6 +183,7 @@ pub const NOT_CLEARED: &[u32] = &[
     offset::PORT0_VQ_DEPTH_BYTES,
     offset::PORT0_QUEUE_AVG_BYTES,
     offset::PORT0_EMR_Q16,
+    offset::LH_PORT_WINDOW_BYTES,
 ];
 
 const FEATURE_FIELDS: &[Field] = &[
@@ -706,6 +707,14 @@ register_map! {
     LH_FORMAT7_PREFIX_3 @ 0x4EC : ReadWrite = 0, volatile = false, fields = WHOLE;
     /// Entry 7 valid, format and prefix length, as entry 0.
     LH_FORMAT7_CONTROL @ 0x4F0 : ReadWrite = 0, volatile = false, fields = FORMAT_CONTROL_FIELDS;
+    /// Observation window of the per-flow and per-port byte counts, in microseconds, counted from reset (LH-06).
+    LH_OBS_WINDOW_US @ 0x600 : ReadWrite = 100, volatile = false, fields = WHOLE;
+    /// Top-contributor share (LH-06), in 1/256: a congested packet's flow is told only once its bytes in the current window reach this share of the port's bytes in the last complete window; 0 tells every flow.
+    LH_TOP_SHARE_Q8 @ 0x604 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Congested packets of flows below the top-contributor share (no CNP; LH-06).
+    LH_CNP_NOT_TOP @ 0x608 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// RoCEv2 bytes toward the WAN in the last complete observation window (gauge; LH-06).
+    LH_PORT_WINDOW_BYTES @ 0x60C : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

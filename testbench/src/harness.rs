@@ -85,6 +85,8 @@ pub struct Capture {
     pub input_start_cycles: BTreeMap<InPort, Vec<u64>>,
     /// Cycle at which each output frame's first beat left, per port.
     pub output_start_cycles: BTreeMap<OutPort, Vec<u64>>,
+    /// Cycle at which each output frame's last beat left, per port.
+    pub output_end_cycles: BTreeMap<OutPort, Vec<u64>>,
     /// Clock cycles the run took.
     pub cycles: u64,
     /// True when the run ended because `max_cycles` passed.
@@ -151,6 +153,8 @@ pub(crate) fn collect<G: std::borrow::BorrowMut<Gateway>>(
         }
         cap.output_start_cycles
             .insert(port, frames.iter().map(|f| f.start_cycle - start).collect());
+        cap.output_end_cycles
+            .insert(port, frames.iter().map(|f| f.end_cycle - start).collect());
         cap.outputs.insert(
             port,
             frames

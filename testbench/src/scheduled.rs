@@ -20,8 +20,9 @@ use crate::harness::{collect, set_stalls, Capture, StreamOptions};
 use crate::marker_clock::{MarkerClock, MarkerClockError, QUEUE_DEPTH_TO_MARKER_CLOCKS};
 use crate::scoreboard::{compare, compare_counters, Expected, Mismatch};
 use cngw_model::longhaul::{DECISION_DELAY, QUEUE_DEPTH_DELAY};
-use cngw_model::{Frame, GatewayModel, InPort};
-use cngw_regmap::offset;
+use cngw_model::meter::virtual_queue_steps;
+use cngw_model::{Frame, GatewayModel, InPort, OutPort};
+use cngw_regmap::{meter_control, offset};
 use cngw_sim::Gateway;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -245,9 +246,29 @@ pub fn expect_scheduled(
     schedule: &Schedule,
     run: &ScheduledCapture,
 ) -> Expected {
-    let initial = model
-        .read_register(offset::PORT0_QUEUE_DEPTH_BYTES)
-        .unwrap_or(0);
+    let internal = model
+        .read_register(offset::PORT0_METER_CONTROL)
+        .unwrap_or(0)
+        & meter_control::INTERNAL_QUEUE
+        != 0;
+    let vq_run;
+    let run = if internal {
+        // LH-02: the depth is the virtual queue's, filled by what left on
+        // wan_tx (the queue is taken to be empty when the run starts).
+        let mut r = run.clone();
+        r.depth_steps_applied = internal_queue_steps(model, run);
+        vq_run = r;
+        &vq_run
+    } else {
+        run
+    };
+    let initial = if internal {
+        0
+    } else {
+        model
+            .read_register(offset::PORT0_QUEUE_DEPTH_BYTES)
+            .unwrap_or(0)
+    };
     let depths = run.marker_depths(initial);
     let mut exp = Expected {
         outputs: BTreeMap::new(),
@@ -298,6 +319,9 @@ pub fn expect_scheduled(
                     // Every frame sent has passed the marker once the run
                     // drained; after a timeout the rest keep the initial depth.
                     model.set_marker_depth(depths.get(i).copied().unwrap_or(initial));
+                    if let Some(m) = run.marker_cycles.get(i) {
+                        model.set_marker_clock(run.start_cycle + m);
+                    }
                 }
                 let out = model.receive_at(port, f, parsed);
                 exp.parsed.entry(port).or_default().push(out.parsed);
@@ -315,6 +339,31 @@ pub fn expect_scheduled(
         .collect();
     model.set_marker_depth(run.final_depth(initial));
     exp
+}
+
+/// LH-02: the depth of the gateway's virtual egress queue during `run`, as
+/// depth steps (relative clocks): the model's [`virtual_queue_steps`] over
+/// the frames that left on wan_tx, at the drain rate the model's registers
+/// hold.
+pub fn internal_queue_steps(model: &GatewayModel, run: &ScheduledCapture) -> Vec<DepthStep> {
+    let drain = model.read_register(offset::PORT0_VQ_DRAIN_Q16).unwrap_or(0);
+    let out = run.capture.outputs.get(&OutPort::WanTx);
+    let ends = run.capture.output_end_cycles.get(&OutPort::WanTx);
+    let arrivals: Vec<(u64, u32)> = match (out, ends) {
+        (Some(o), Some(e)) => o
+            .iter()
+            .zip(e)
+            .map(|(f, &c)| (run.start_cycle + c, f.data.len() as u32))
+            .collect(),
+        _ => Vec::new(),
+    };
+    virtual_queue_steps(drain, &arrivals, run.end_cycle)
+        .into_iter()
+        .map(|(c, bytes)| DepthStep {
+            cycle: c - run.start_cycle,
+            bytes,
+        })
+        .collect()
 }
 
 /// Runs `schedule` through RTL and model and checks they agree in every

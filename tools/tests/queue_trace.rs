@@ -235,3 +235,68 @@ fn lh_04_queue_trace_moves_the_marking_during_a_line_rate_replay() {
         );
     }
 }
+
+/// LH-02 from the command line: `[meter.0] queue = "internal"` makes the
+/// gateway act on its virtual egress queue, which a 10 Gb/s drain lets a
+/// line-rate replay fill past K_min = 8 KiB: later frames leave CE-marked,
+/// the model (given the virtual queue's depth from what left on wan_tx)
+/// agrees frame for frame, with and without stalls. With the telemetry
+/// source and no depth on the input nothing is marked.
+#[test]
+fn lh_02_replay_with_the_internal_queue_marks_like_the_model() {
+    let dir = scratch("replay_internal_queue");
+    let (dc_in, wan_in) = gen_traffic(&dir);
+    let write_config = |queue: &str| {
+        let path = dir.join(format!("{queue}.toml"));
+        std::fs::write(
+            &path,
+            format!(
+                "features = [\"lh_ecn_mark\"]\n[port.0]\nrate = \"100G\"\nrtt = \"100us\"\nalpha = 1.0\nk_base = \"64K\"\nk_min = \"8K\"\n[meter.0]\nqueue = \"{queue}\"\ndrain = \"10G\"\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    for (queue, stalls) in [
+        ("internal", &[][..]),
+        (
+            "internal",
+            &["--idle", "0.2", "--backpressure", "0.3", "--seed", "5"][..],
+        ),
+        ("telemetry", &[][..]),
+    ] {
+        let config = write_config(queue);
+        let mut args: Vec<OsString> = argv![
+            "replay",
+            "--config",
+            config,
+            "--dc-in",
+            dc_in,
+            "--wan-in",
+            wan_in,
+            "--dc-out",
+            dir.join("dc_out.pcap"),
+            "--wan-out",
+            dir.join("wan_out.pcap"),
+        ]
+        .to_vec();
+        args.extend(stalls.iter().map(Into::into));
+        let run = cngw(&args).expect_ok();
+        assert!(
+            run.stdout.contains("RTL matches the reference model"),
+            "{}",
+            run.stdout
+        );
+        let marked = counter(&run.stdout, "LH_CE_MARKED_FRAMES").unwrap();
+        let out = read_pcap(dir.join("wan_out.pcap")).unwrap();
+        if queue == "internal" {
+            assert!(marked >= 10, "{queue} {stalls:?}: {marked} marked");
+            assert!(
+                marked < out.len() as u64,
+                "the first frames find the queue empty"
+            );
+        } else {
+            assert_eq!(marked, 0);
+        }
+    }
+}

@@ -5,6 +5,8 @@
 //!              +-----------------+
 //!  s.*      -->|  rewrite beat 0 |--> m.*        (tready passes straight through)
 //!  congested-->|  when marking   |--> marked     (one-clock pulse per marked frame)
+//!              |                 |--> ect_frame  (pulse: an ECN-capable frame passed)
+//!              |                 |--> ce_frame   (pulse: ... and it left CE)
 //!              +-----------------+
 //! ```
 //! draft-tian-ccwg-long-haul-cnp-00, "Multi-level Trigger Response": when QD
@@ -36,6 +38,14 @@ pub struct CeMarker {
     pub congested: Signal<In, Bit>,
     /// High for one clock when a marked first beat is transferred.
     pub marked: Signal<Out, Bit>,
+    /// High for one clock when the first beat of an IP frame the marker
+    /// understands (as for marking) with ECN ECT(0), ECT(1) or CE is
+    /// transferred: the denominator of the ECN marking rate (LH-02).
+    pub ect_frame: Signal<Out, Bit>,
+    /// With `ect_frame`: the frame leaves CE (arrived CE or marked now).
+    pub ce_frame: Signal<Out, Bit>,
+    capable4: Signal<Local, Bit>,
+    capable6: Signal<Local, Bit>,
     first_beat: DFFWithInit<Bit>,
     transfer: Signal<Local, Bit>,
     vlan: Signal<Local, Bit>,
@@ -70,6 +80,10 @@ impl Default for CeMarker {
             m: Default::default(),
             congested: Default::default(),
             marked: Default::default(),
+            ect_frame: Default::default(),
+            ce_frame: Default::default(),
+            capable4: Default::default(),
+            capable6: Default::default(),
             first_beat: DFFWithInit::new(true),
             transfer: Default::default(),
             vlan: Default::default(),
@@ -127,19 +141,19 @@ impl Logic for CeMarker {
         }
         self.ecn4.next = self.l3_head.val().get_bits::<2>(8);
         self.ecn6.next = self.l3_head.val().get_bits::<2>(12);
-        self.mark4.next = self.congested.val()
-            & self.first_beat.q.val()
+        self.capable4.next = self.first_beat.q.val()
             & (self.ethertype.val() == 0x0800)
             & self.ipv4_present.val()
             & (self.l3_head.val().get_bits::<4>(4) == 4)
             & (self.l3_head.val().get_bits::<4>(0) >= 5)
-            & ((self.ecn4.val() == 1) | (self.ecn4.val() == 2));
-        self.mark6.next = self.congested.val()
-            & self.first_beat.q.val()
+            & self.ecn4.val().any();
+        self.capable6.next = self.first_beat.q.val()
             & (self.ethertype.val() == 0x86dd)
             & self.ipv6_present.val()
             & (self.l3_head.val().get_bits::<4>(4) == 6)
-            & ((self.ecn6.val() == 1) | (self.ecn6.val() == 2));
+            & self.ecn6.val().any();
+        self.mark4.next = self.congested.val() & self.capable4.val() & (self.ecn4.val() != 3);
+        self.mark6.next = self.congested.val() & self.capable6.val() & (self.ecn6.val() != 3);
 
         // RFC 1624: HC' = ~(~HC + ~m + m'), m the word holding version/IHL/TOS.
         self.old_word.next = (bit_cast::<18, 8>(self.l3_head.val().get_bits::<8>(0)) << 8)
@@ -201,6 +215,10 @@ impl Logic for CeMarker {
         self.m.tvalid.next = self.s.tvalid.val();
         self.s.tready.next = self.m.tready.val();
         self.marked.next = self.transfer.val() & (self.mark4.val() | self.mark6.val());
+        self.ect_frame.next = self.transfer.val() & (self.capable4.val() | self.capable6.val());
+        self.ce_frame.next = self.transfer.val()
+            & ((self.capable4.val() & ((self.ecn4.val() == 3) | self.congested.val()))
+                | (self.capable6.val() & ((self.ecn6.val() == 3) | self.congested.val())));
     }
 }
 

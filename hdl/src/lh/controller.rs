@@ -15,12 +15,15 @@
 //! k_max`, or `growth_high`: the queue grew by more than V_growth over the
 //! last interval):
 //! 1. no source QP: counted in `no_sqp`; nothing sent;
-//! 2. the flow is in the tracker and was notified less than `interval_us`
+//! 2. not a top contributor (`res_top` low: the flow's bytes in the
+//!    current observation window are below the share of the port's
+//!    bytes, LH-06): counted in `not_top`;
+//! 3. the flow is in the tracker and was notified less than `interval_us`
 //!    ago: counted in `suppressed`;
-//! 3. the flow is not in the tracker and the tracker is full: counted in
+//! 4. the flow is not in the tracker and the tracker is full: counted in
 //!    `tracker_full`;
-//! 4. no token, or the job FIFO is full: counted in `rate_limited`;
-//! 5. otherwise a job: severity row 0 (`sev_action0`), 1 if `qd >
+//! 5. no token, or the job FIFO is full: counted in `rate_limited`;
+//! 6. otherwise a job: severity row 0 (`sev_action0`), 1 if `qd >
 //!    sev1_threshold`, 2 if `qd > sev2_threshold`; if the flow is tracked
 //!    and `qd` is above the depth of its last notification, one row above
 //!    that notification's row, capped at 2 (escalation, LH-10).
@@ -89,6 +92,8 @@ pub struct LhController {
     /// A flow-table answer for a RoCEv2 packet toward the WAN.
     pub res_valid: Signal<In, Bit>,
     pub res_sqp_valid: Signal<In, Bit>,
+    /// The flow is a top contributor (LH-06).
+    pub res_top: Signal<In, Bit>,
     pub res_sqp: Signal<In, Bits<24>>,
     /// Where the flow lives in the table (unique while it lives).
     pub res_location: Signal<In, Bits<16>>,
@@ -114,6 +119,8 @@ pub struct LhController {
     pub rate_limited: Signal<Out, Bits<32>>,
     pub tracker_full: Signal<Out, Bits<32>>,
     pub no_sqp: Signal<Out, Bits<32>>,
+    /// Congested packets of flows below the top-contributor share (LH-06).
+    pub not_top: Signal<Out, Bits<32>>,
     slot_number: Vec<Constant<Bits<3>>>,
     bit312: Constant<Bits<314>>,
     bit313: Constant<Bits<314>>,
@@ -145,6 +152,7 @@ pub struct LhController {
     rate_limited_count: DFF<Bits<32>>,
     tracker_full_count: DFF<Bits<32>>,
     no_sqp_count: DFF<Bits<32>>,
+    not_top_count: DFF<Bits<32>>,
     // Combinational.
     congested: Signal<Local, Bit>,
     hit: Signal<Local, Bit>,
@@ -203,7 +211,8 @@ impl Logic for LhController {
             suppressed_count,
             rate_limited_count,
             tracker_full_count,
-            no_sqp_count
+            no_sqp_count,
+            not_top_count
         );
         for i in 0..TRACKER_SLOTS {
             self.trk_valid[i].clock.next = self.clock.val();
@@ -317,6 +326,8 @@ impl Logic for LhController {
         if self.res_valid.val() & self.congested.val() {
             if !self.res_sqp_valid.val() {
                 self.no_sqp_count.d.next = self.no_sqp_count.q.val() + 1;
+            } else if !self.res_top.val() {
+                self.not_top_count.d.next = self.not_top_count.q.val() + 1;
             } else if self.hit.val()
                 & ((self.now_us.val() - self.hit_time.val()) < self.interval_us.val())
             {
@@ -517,6 +528,7 @@ impl Logic for LhController {
         self.rate_limited.next = self.rate_limited_count.q.val();
         self.tracker_full.next = self.tracker_full_count.q.val();
         self.no_sqp.next = self.no_sqp_count.q.val();
+        self.not_top.next = self.not_top_count.q.val();
         if self.clear_counters.val() | self.reset.val() {
             self.cnp_count.d.next = 0.into();
             self.resume_count.d.next = 0.into();
@@ -524,6 +536,7 @@ impl Logic for LhController {
             self.rate_limited_count.d.next = 0.into();
             self.tracker_full_count.d.next = 0.into();
             self.no_sqp_count.d.next = 0.into();
+            self.not_top_count.d.next = 0.into();
         }
         if self.reset.val() {
             for i in 0..TRACKER_SLOTS {
@@ -566,6 +579,7 @@ impl Default for LhController {
             ipv6_longhaul: Default::default(),
             clear_counters: Default::default(),
             res_valid: Default::default(),
+            res_top: Default::default(),
             res_sqp_valid: Default::default(),
             res_sqp: Default::default(),
             res_location: Default::default(),
@@ -588,6 +602,7 @@ impl Default for LhController {
             rate_limited: Default::default(),
             tracker_full: Default::default(),
             no_sqp: Default::default(),
+            not_top: Default::default(),
             slot_number: (0..TRACKER_SLOTS as u64)
                 .map(|i| Constant::new(i.to_bits()))
                 .collect(),
@@ -616,6 +631,7 @@ impl Default for LhController {
             rate_limited_count: Default::default(),
             tracker_full_count: Default::default(),
             no_sqp_count: Default::default(),
+            not_top_count: Default::default(),
             congested: Default::default(),
             hit: Default::default(),
             hit_slot: Default::default(),
