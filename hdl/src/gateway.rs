@@ -175,7 +175,8 @@ const _: () = {
     assert!(REGISTERS[137].offset == offset::LH_TOP_SHARE_Q8);
     assert!(REGISTERS[138].offset == offset::LH_CNP_NOT_TOP);
     assert!(REGISTERS[139].offset == offset::LH_PORT_WINDOW_BYTES);
-    assert!(REGISTERS.len() == 140);
+    assert!(REGISTERS[140].offset == offset::LH_CNP_DEFERRED);
+    assert!(REGISTERS.len() == 141);
 };
 
 #[derive(LogicBlock)]
@@ -852,6 +853,9 @@ impl Logic for Gateway {
             & !self.flow_table.resp_dropped.val()
             & !self.flow_table.resp_failed.val();
         self.lh.res_sqp_valid.next = self.flow_table.resp_sqp_valid.val();
+        // LH-10: the flow's rate fell in its last complete window.
+        self.lh.res_fell.next = self.flow_table.resp_entry.val().notify_state.get_bit(0);
+        self.lh.defer.next = self.csr.values[17].val().get_bit(3);
         // LH-06: the flow's bytes in this window (this packet's included).
         self.lh.res_top.next =
             self.flow_table.resp_entry.val().window_bytes >= self.top_threshold.q.val();
@@ -915,6 +919,7 @@ impl Logic for Gateway {
         self.csr.status[95].next = self.meter.emr_q16.val();
         self.csr.status[138].next = self.lh.not_top.val();
         self.csr.status[139].next = self.port_prev.q.val();
+        self.csr.status[140].next = self.lh.deferred.val();
         self.csr.status[32].next = self.dc_counters.rx_frames.val();
         self.csr.status[33].next = self.dc_counters.roce_frames.val();
         self.csr.status[34].next = self.dc_counters.non_roce_frames.val();

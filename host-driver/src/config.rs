@@ -24,7 +24,7 @@
 //!
 //! [longhaul]                   # second level of the Long-haul CNP; every key optional
 //! interval = "1ms"             # minimum interval between CNPs to one flow (LH-08); "rtt" = RTT_est
-//! options = ["ipv4_longhaul"]  # LH_OPTIONS names (hide_metric, ipv4_longhaul, ipv6_longhaul); replaces the register
+//! options = ["ipv4_longhaul"]  # LH_OPTIONS names (hide_metric, ipv4_longhaul, ipv6_longhaul, defer); replaces the register
 //! dscp = 48                    # DSCP of notifications, 0..=63
 //! icmpv6_type = 200            # ICMPv6 type of the ICMPv6 format (LH-13): informational, 128..=255
 //! obs_window = "100us"         # LH-06 observation window of the per-flow and per-port byte counts

@@ -266,6 +266,8 @@ pub struct LhOptions {
     pub ipv4_longhaul: bool,
     /// IPv6 senders get the Long-haul RoCEv2 format (else a standard CNP).
     pub ipv6_longhaul: bool,
+    /// LH-10 downstream deferral: no CNP to flows whose rate already fell.
+    pub defer: bool,
 }
 
 impl LhOptions {
@@ -277,6 +279,7 @@ impl LhOptions {
                 "hide_metric" => options.hide_metric = true,
                 "ipv4_longhaul" => options.ipv4_longhaul = true,
                 "ipv6_longhaul" => options.ipv6_longhaul = true,
+                "defer" => options.defer = true,
                 other => return Err(other.to_string()),
             }
         }
@@ -297,6 +300,7 @@ impl LhOptions {
         place(reg, "hide_metric", self.hide_metric.into())
             | place(reg, "ipv4_longhaul", self.ipv4_longhaul.into())
             | place(reg, "ipv6_longhaul", self.ipv6_longhaul.into())
+            | place(reg, "defer", self.defer.into())
     }
 }
 

@@ -57,9 +57,43 @@ pub struct GatewayModel {
     learn_queue: LearnQueue,
     /// The clock the next dc_rx frame passes the CE marker in (LH-02 EMR).
     marker_clock: Option<u64>,
-    /// Each flow's byte count in its observation window: (epoch, bytes)
-    /// as the flow table keeps them (LH-06).
-    windows: BTreeMap<FlowKey, (u8, u32)>,
+    /// Each flow's byte counts per observation window as the flow table
+    /// keeps them (LH-06, LH-10).
+    windows: BTreeMap<FlowKey, FlowWindow>,
+}
+
+/// A flow's byte counts per observation window, as its flow-table entry
+/// holds them (`window_epoch`, `window_bytes`, `prev_bytes`, `notify_state`
+/// bit 0): LH-06, LH-10.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct FlowWindow {
+    epoch: u8,
+    bytes: u32,
+    prev: u32,
+    fell: bool,
+}
+
+impl FlowWindow {
+    /// A packet of `bytes` bytes in window `epoch` (mod 256).
+    fn count(&mut self, epoch: u8, bytes: u32) {
+        if self.epoch == epoch {
+            self.bytes = self.bytes.saturating_add(bytes);
+            return;
+        }
+        let (last, before) = if self.epoch.wrapping_add(1) == epoch {
+            (self.bytes, self.prev)
+        } else if self.epoch.wrapping_add(2) == epoch {
+            (0, self.bytes)
+        } else {
+            (0, 0)
+        };
+        *self = FlowWindow {
+            epoch,
+            bytes,
+            prev: last,
+            fell: (last as u64) * 8 < (before as u64) * 7,
+        };
+    }
 }
 
 /// The RTL's way from a CM pairing to the flow table (`hdl/src/learn`):
@@ -550,18 +584,18 @@ impl GatewayModel {
                 bytes,
                 &self.registers,
             );
-            let w = self.windows.entry(key).or_insert((epoch, 0));
-            if w.0 == epoch {
-                w.1 = w.1.saturating_add(bytes);
-            } else {
-                *w = (epoch, bytes);
-            }
+            let w = self.windows.entry(key).or_insert(FlowWindow {
+                epoch,
+                ..Default::default()
+            });
+            w.count(epoch, bytes);
             let pkt = Packet {
                 key,
                 sqp: flow.sqp,
                 src_mac: frame.data[6..12].try_into().unwrap(),
                 pkey: parsed.pkey,
-                window_bytes: w.1,
+                window_bytes: w.bytes,
+                rate_fell: w.fell,
             };
             self.lh_clock = clock;
             self.lh.decide(&pkt, clock, &mut self.registers);

@@ -64,6 +64,9 @@ pub struct Packet {
     /// The flow's bytes in the current observation window, this packet's
     /// included (LH-06).
     pub window_bytes: u32,
+    /// The flow's bytes in its last complete window fell below 7/8 of the
+    /// window before (LH-10).
+    pub rate_fell: bool,
 }
 
 /// Register values the controller reads (a view of the model's registers).
@@ -325,6 +328,10 @@ impl LonghaulModel {
         };
         if pkt.window_bytes < self.port_window_at(k, r).1 {
             regs.count(offset::LH_CNP_NOT_TOP);
+            return false;
+        }
+        if pkt.rate_fell && r.reg(offset::LH_OPTIONS) & lh_option::DEFER != 0 {
+            regs.count(offset::LH_CNP_DEFERRED);
             return false;
         }
         let now = now_us(k, r);

@@ -120,6 +120,7 @@ pub mod lh_option {
     pub const HIDE_METRIC: u32 = 1 << 0;
     pub const IPV4_LONGHAUL: u32 = 1 << 1;
     pub const IPV6_LONGHAUL: u32 = 1 << 2;
+    pub const DEFER: u32 = 1 << 3;
 }
 
 /// Bits of `PORT0_METER_CONTROL` (LH-02).
@@ -271,6 +272,12 @@ const LH_OPTION_FIELDS: &[Field] = &[
         lsb: 2,
         width: 1,
         doc: "LH-15: IPv6 senders accept the Long-haul CNP RoCEv2 format (else the ICMPv6 format)",
+    },
+    Field {
+        name: "defer",
+        lsb: 3,
+        width: 1,
+        doc: "LH-10 downstream deferral: no Long-haul CNP to a flow whose bytes in its last complete observation window fell below 7/8 of the window before",
     },
 ];
 
@@ -469,7 +476,7 @@ register_map! {
     LH_BUCKET_REFILL_CLOCKS @ 0x124 : ReadWrite = 3_222, volatile = false, fields = WHOLE;
     /// Long-haul CNP token bucket depth (burst), 1..8 (LH-08).
     LH_BUCKET_DEPTH @ 0x128 : ReadWrite = 8, volatile = false, fields = WHOLE;
-    /// Long-haul CNP options (LH-14, LH-15).
+    /// Long-haul CNP options (LH-10, LH-14, LH-15).
     LH_OPTIONS @ 0x12C : ReadWrite = 0, volatile = false, fields = LH_OPTION_FIELDS;
     /// Severity row 0 (QD > K_max): Congestion Level [31:24], action [23:22], parameter [15:0] (LH-07).
     LH_SEV0_ACTION @ 0x130 : ReadWrite = 0xB480_001E, volatile = false, fields = ACTION_FIELDS;
@@ -715,6 +722,8 @@ register_map! {
     LH_CNP_NOT_TOP @ 0x608 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// RoCEv2 bytes toward the WAN in the last complete observation window (gauge; LH-06).
     LH_PORT_WINDOW_BYTES @ 0x60C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Congested packets of flows whose rate already fell (downstream deferral: no CNP; LH-10).
+    LH_CNP_DEFERRED @ 0x610 : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

@@ -145,6 +145,11 @@ fn lh_02_internal_queue_drives_both_levels_like_the_model() {
             // port's bytes are told.
             (offset::LH_OBS_WINDOW_US, 20),
             (offset::LH_TOP_SHARE_Q8, [0, 0, 16, 48][seed as usize]),
+            // LH-10: seed 3 defers flows whose rate fell.
+            (
+                offset::LH_OPTIONS,
+                lh_option::IPV4_LONGHAUL | if seed == 3 { lh_option::DEFER } else { 0 },
+            ),
             (
                 offset::FEATURE_ENABLE,
                 feature::LH_ECN_MARK | feature::LH_CNP,
@@ -212,6 +217,7 @@ fn lh_02_internal_queue_drives_both_levels_like_the_model() {
             reg(offset::LH_RESUME_SENT),
             reg(offset::LH_CNP_NOT_TOP),
         );
+        let deferred = reg(offset::LH_CNP_DEFERRED);
         eprintln!(
             "seed {seed}: {} clocks, {marked} CE marks, {sent} Long-haul CNPs, {resumed} Resumes, {not_top} not top",
             run.capture.cycles
@@ -672,4 +678,89 @@ fn lh_06_top_threshold_timing_is_clock_exact() {
     assert!(told[0] && !told[29], "{told:?}");
     let edge = told.iter().position(|&x| !x).unwrap();
     assert!(told[edge..].iter().all(|&x| !x), "{told:?}");
+}
+
+/// LH-10 downstream deferral: two flows send through a queue above K_max in
+/// 20 us windows; flow A slows to a quarter in the third window (as if a
+/// node downstream had told it), flow B keeps its rate. With
+/// `LH_OPTIONS.defer`, A's packets of the fourth window find its rate fell
+/// (its last window below 7/8 of the one before) and get no CNP — counted
+/// in LH_CNP_DEFERRED — while B is still told; without it A is told too.
+/// RTL and model agree on every notification and counter.
+#[test]
+fn lh_10_downstream_deferral_spares_flows_that_already_slowed() {
+    let mut told_a_late = Vec::new();
+    for defer in [true, false] {
+        let (mut gw, mut m) = setup(2);
+        let mut options = lh_option::IPV4_LONGHAUL;
+        if defer {
+            options |= lh_option::DEFER;
+        }
+        for (off, v) in [
+            (offset::LH_OBS_WINDOW_US, 20),
+            (offset::PORT0_FLOW_INTERVAL_US, 5),
+            (offset::LH_BUCKET_REFILL_CLOCKS, 200),
+            (offset::LH_OPTIONS, options),
+            (offset::FEATURE_ENABLE, feature::LH_CNP),
+        ] {
+            both(&mut gw, &mut m, off, v);
+        }
+        gw.set_queue_depth(130_000_000, true);
+        gw.run(1);
+        gw.set_queue_depth(130_000_000, false);
+        m.set_queue_depth_at(130_000_000, gw.cycle() - 1);
+        let w = 20 * 322u64;
+        let since = gw.cycle() - gw.reset_released_at();
+        let b0 = gw.reset_released_at() + (since / w + 1) * w - gw.cycle();
+        let mut frames: Vec<(u64, Frame)> = Vec::new();
+        for i in 0..(4 * w / 100) {
+            let t = b0 + 100 * i;
+            let slow = t >= b0 + 2 * w && t < b0 + 3 * w;
+            if !slow || i % 4 == 0 {
+                frames.push((t, data_frame(0, Ecn::NotEct, 1000, i as u32)));
+            }
+        }
+        for i in 0..(4 * w / 150) {
+            frames.push((
+                b0 + 150 * i + 37,
+                data_frame(1, Ecn::NotEct, 1000, i as u32),
+            ));
+        }
+        frames.sort_by_key(|f| f.0);
+        let schedule = Schedule {
+            inputs: vec![(InPort::DcRx, frames)],
+            depth_steps: vec![],
+            end_cycle: None,
+        };
+        let run = check_scheduled(
+            &mut gw,
+            &mut m,
+            &schedule,
+            StreamOptions::random(0.05, 0.1, 3),
+        )
+        .unwrap_or_else(|e| panic!("defer {defer}: {e}"));
+        let out = &run.capture.outputs[&OutPort::DcTx];
+        let starts = &run.capture.output_start_cycles[&OutPort::DcTx];
+        let late = |flow: u8| {
+            out.iter()
+                .zip(starts)
+                .filter(|(f, &c)| {
+                    f.data[6..12] == GW_MAC && f.data[33] == flow && c > b0 + 3 * w + 100
+                })
+                .count()
+        };
+        assert!(
+            late(2) >= 2,
+            "defer {defer}: flow B told in the fourth window"
+        );
+        told_a_late.push(late(1));
+        let deferred = m.read_register(offset::LH_CNP_DEFERRED).unwrap();
+        assert_eq!(deferred > 0, defer, "defer {defer}: {deferred}");
+        assert_eq!(scapy_checks(out), notified_flows(out).len());
+    }
+    assert_eq!(told_a_late[0], 0, "deferred: A is not told once it slowed");
+    assert!(
+        told_a_late[1] >= 2,
+        "without deferral A is told: {told_a_late:?}"
+    );
 }

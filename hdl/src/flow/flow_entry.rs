@@ -5,28 +5,32 @@
 //! layout here is `FlowKeyBits`.
 //!
 //! ```text
-//!  386        107 106      99 98       91 90       59 58       27 26   3   2     1     0
-//!  +------------+-----------+-----------+-----------+-----------+------+-----+-----+-----+
-//!  | key        | notify_   | window_   | window_   | last_seen | sqp  | sqp_| pin-| val-|
-//!  | SIP|DIP|DQP| state     | epoch     | bytes     |           |      |valid| ned | id  |
-//!  +------------+-----------+-----------+-----------+-----------+------+-----+-----+-----+
+//!  418      387 386        107 106      99 98       91 90       59 58       27 26   3   2     1     0
+//!  +----------+------------+-----------+-----------+-----------+-----------+------+-----+-----+-----+
+//!  | prev_    | key        | notify_   | window_   | window_   | last_seen | sqp  | sqp_| pin-| val-|
+//!  | bytes    | SIP|DIP|DQP| state     | epoch     | bytes     |           |      |valid| ned | id  |
+//!  +----------+------------+-----------+-----------+-----------+-----------+------+-----+-----+-----+
 //! ```
-//! 387 bits per entry. The key is what a RoCEv2 data packet carries,
+//! 419 bits per entry (six 72-bit block-RAM columns hold 432). The key is what a RoCEv2 data packet carries,
 //! {SIP, DIP, DQP} (DESIGN.md, "Decisions"); IPv4 addresses are stored
 //! IPv4-mapped (`::ffff:a.b.c.d`) so one key format serves both families.
 //! The value is the learned source QP, which with the key makes the draft's
 //! four-tuple (draft-tian-ccwg-long-haul-cnp-00, "Flow Table Learning and
 //! Maintenance"). `last_seen` is in the units of the table's `now` input;
 //! `window_bytes` counts bytes of the flow in window `window_epoch` (a new
-//! epoch restarts the count on the flow's next packet); `notify_state` is
-//! kept for the notification engine (zero on insert, preserved by updates).
+//! epoch restarts the count on the flow's next packet); `prev_bytes` is
+//! the flow's byte count of the window before `window_epoch` (0 if it sent
+//! nothing then); `notify_state` bit 0 says the flow's bytes fell in its
+//! last complete window below 7/8 of the window before (LH-10 downstream
+//! deferral); both are set by the flow's first packet of a new window,
+//! zero on insert and preserved by other updates.
 
 use rust_hdl::prelude::*;
 
 /// Width of a flow key: SIP 128 + DIP 128 + DQP 24.
 pub const KEY_BITS: usize = 280;
 /// Width of an entry.
-pub const ENTRY_BITS: usize = 387;
+pub const ENTRY_BITS: usize = 419;
 
 /// One table entry as stored in block RAM and in the stash registers.
 #[derive(Clone, Copy, Debug, PartialEq, Default, LogicStruct)]
@@ -41,6 +45,7 @@ pub struct FlowEntry {
     pub notify_state: Bits<8>,
     /// `{SIP, DIP, DQP}`: SIP in bits 279..152, DIP 151..24, DQP 23..0.
     pub key: Bits<280>,
+    pub prev_bytes: Bits<32>,
 }
 
 /// An entry from its bits (the inverse of the derived `Bits` from an
@@ -58,6 +63,7 @@ impl From<Bits<ENTRY_BITS>> for FlowEntry {
             window_epoch: b.get_bits::<8>(e.get_my_offset_window_epoch()),
             notify_state: b.get_bits::<8>(e.get_my_offset_notify_state()),
             key: b.get_bits::<KEY_BITS>(e.get_my_offset_key()),
+            prev_bytes: b.get_bits::<32>(e.get_my_offset_prev_bytes()),
         }
     }
 }
@@ -116,6 +122,7 @@ pub struct FlowRecord {
     pub window_epoch: u8,
     pub notify_state: u8,
     pub key: FlowKey,
+    pub prev_bytes: u32,
 }
 
 impl FlowRecord {
@@ -130,6 +137,7 @@ impl FlowRecord {
             window_epoch: (self.window_epoch as u64).to_bits(),
             notify_state: (self.notify_state as u64).to_bits(),
             key: self.key.to_bits(),
+            prev_bytes: (self.prev_bytes as u64).to_bits(),
         }
     }
 
@@ -144,6 +152,7 @@ impl FlowRecord {
             window_epoch: e.window_epoch.to_u32() as u8,
             notify_state: e.notify_state.to_u32() as u8,
             key: FlowKey::from_bits(e.key),
+            prev_bytes: e.prev_bytes.to_u32(),
         }
     }
 }
@@ -153,12 +162,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lh_01_entry_layout_is_387_bits_key_on_top() {
+    fn lh_01_entry_layout_is_419_bits_key_and_previous_window_on_top() {
         assert_eq!(FlowEntry::BITS, ENTRY_BITS);
         let e = FlowEntry::default();
         assert_eq!(e.get_my_offset_key(), 107);
         assert_eq!(e.get_my_offset_sqp(), 3);
         assert_eq!(e.get_my_offset_last_seen(), 27);
+        assert_eq!(e.get_my_offset_prev_bytes(), 387);
     }
 
     #[test]
@@ -181,6 +191,7 @@ mod tests {
             window_epoch: 7,
             notify_state: 0x5a,
             key,
+            prev_bytes: 0x1234_5678,
         };
         assert_eq!(FlowRecord::from_entry(&r.to_entry()), r);
         let bits: Bits<ENTRY_BITS> = r.to_entry().into();

@@ -9,7 +9,7 @@
 //!  req_sip, _dip -->|  (CRC-32C)   |RAM addr  |RAM data   |compare   |decide|    resp_failed
 //!  req_dqp       -->|              v          | regd      |4 ways +  |write |--> resp_in_stash, resp_bucket,
 //!  req_sqp       -->|        way 0..3 RAM ----+           |stash,    |back  |    resp_slot
-//!  req_bytes     -->|        2^B x 387 bit  <-------------|----------+      |--> resp_sqp, resp_sqp_valid,
+//!  req_bytes     -->|        2^B x 419 bit  <-------------|----------+      |--> resp_sqp, resp_sqp_valid,
 //!  req_bucket    -->|        stash[STASH] regs <----------|----------+      |    resp_pinned, resp_entry
 //!  req_slot      -->|        write history w1, w2 --------+ forward  |      |
 //!  req_in_stash  -->|        scan engine: Age op on idle clocks,     |      |--> busy
@@ -82,7 +82,9 @@
 //! 172 RAMB36E2 (4 x 4096 x 387 bits = 6.3 Mbit; 24 URAM as 4K x 72 would
 //! also do), 10.3K LUTs, 9.3K flip-flops (pipeline ~4 x 400, registered RAM
 //! outputs and forwarded ways 8 x 387, write history 2 x 400, stash
-//! 8 x 387). The LUTs go mainly to the 13 key comparators of 280 bits (4 ways,
+//! 8 x 387) — measured with the 387-bit entry; the 419-bit entry of LH-10
+//! (`prev_bytes`) needs 4 x ceil(419 / 9) = 188 RAMB36E2 in the same
+//! 4K x 9 mapping (not re-synthesised yet). The LUTs go mainly to the 13 key comparators of 280 bits (4 ways,
 //! the stash, the request ahead), the forwarding muxes and the one-hot
 //! AND-OR entry select. Longest path (generic 6-LUT mapping, adders in
 //! LUTs): 21 levels, in the decide stage: ahead-correction, entry select,
@@ -311,6 +313,14 @@ pub struct FlowTable<const BUCKET_BITS: usize, const STASH: usize> {
     free_stash_found: Signal<Local, Bit>,
     free_stash: Signal<Local, Bits<4>>,
     window_sum: Signal<Local, Bits<33>>,
+    // LH-10: the flow's last complete window and the one before, at its
+    // first packet of a new window, and whether the last fell below 7/8.
+    last_window: Signal<Local, Bits<32>>,
+    epoch_next: Signal<Local, Bits<8>>,
+    epoch_after: Signal<Local, Bits<8>>,
+    before_window: Signal<Local, Bits<32>>,
+    fell_lhs: Signal<Local, Bits<36>>,
+    fell_rhs: Signal<Local, Bits<36>>,
     new_entry: Signal<Local, FlowEntry>,
     write_entry: Signal<Local, FlowEntry>,
     result_entry: Signal<Local, FlowEntry>,
@@ -471,6 +481,12 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Default for FlowTable<BUCKET_
             free_stash_found: Default::default(),
             free_stash: Default::default(),
             window_sum: Default::default(),
+            last_window: Default::default(),
+            epoch_next: Default::default(),
+            epoch_after: Default::default(),
+            before_window: Default::default(),
+            fell_lhs: Default::default(),
+            fell_rhs: Default::default(),
             new_entry: Default::default(),
             write_entry: Default::default(),
             result_entry: Default::default(),
@@ -871,6 +887,24 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         // The operation.
         self.window_sum.next = bit_cast::<33, 32>(self.hit_entry.val().window_bytes)
             + bit_cast::<33, 16>(self.dec.q.val().bytes);
+        // A flow's first packet in a new window: its last complete window
+        // (the entry's, if that was the window just before) and the one
+        // before; fell = last * 8 < before * 7.
+        self.last_window.next = 0.into();
+        self.before_window.next = 0.into();
+        // (8-bit sums in their own signals: Verilog would widen them.)
+        self.epoch_next.next = self.hit_entry.val().window_epoch + 1;
+        self.epoch_after.next = self.hit_entry.val().window_epoch + 2;
+        if self.epoch_next.val() == self.dec.q.val().epoch {
+            self.last_window.next = self.hit_entry.val().window_bytes;
+            self.before_window.next = self.hit_entry.val().prev_bytes;
+        }
+        if self.epoch_after.val() == self.dec.q.val().epoch {
+            self.before_window.next = self.hit_entry.val().window_bytes;
+        }
+        self.fell_lhs.next = bit_cast::<36, 32>(self.last_window.val()) << 3;
+        self.fell_rhs.next = (bit_cast::<36, 32>(self.before_window.val()) << 3)
+            - bit_cast::<36, 32>(self.before_window.val());
         self.new_entry.next = self.hit_entry.val();
         self.write_entry.next = self.empty_entry.val();
         self.result_entry.next = self.hit_entry.val();
@@ -901,6 +935,11 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
                         self.new_entry.next.window_bytes =
                             bit_cast::<32, 16>(self.dec.q.val().bytes);
                         self.new_entry.next.window_epoch = self.dec.q.val().epoch;
+                        self.new_entry.next.prev_bytes = self.last_window.val();
+                        self.new_entry.next.notify_state = 0.into();
+                        if self.fell_lhs.val() < self.fell_rhs.val() {
+                            self.new_entry.next.notify_state = 1.into();
+                        }
                     }
                 }
                 if (self.dec.q.val().op == 2) & !self.hit_entry.val().pinned {
@@ -1352,6 +1391,57 @@ mod tests {
         assert_eq!((c.occupancy, c.learned, c.lookups_without_sqp), (1, 1, 10));
     }
 
+    /// LH-10: a flow's first packet of a new window keeps the window before
+    /// (`prev_bytes`) and flags a fall below 7/8 of the window before that
+    /// (`notify_state` bit 0); a skipped window counts as empty; the epoch
+    /// wraps at 256.
+    #[test]
+    fn lh_10_previous_window_and_fall_flag() {
+        let k = key(3);
+        // (epoch, bytes) per clock: windows 254, 255, 0 (wrapped), then 2.
+        let plan: Vec<(u8, u16)> = [
+            vec![(254u8, 1000u16); 8],
+            vec![(255, 1000); 8],
+            vec![(0, 1000); 6],
+            vec![(0, 10); 1],
+            vec![(2, 500); 3],
+            vec![(3, 500); 2],
+        ]
+        .concat();
+        let cycles: Vec<FlowCycle> = plan
+            .iter()
+            .enumerate()
+            .map(|(i, &(e, b))| FlowCycle {
+                window_epoch: e,
+                ..at(i as u32, update(k, b))
+            })
+            .collect();
+        let r = run("previous_window_and_fall_flag", cycles);
+        // Window 255: the one before held 8000 bytes; no fall yet (nothing before).
+        assert_eq!(
+            (r.at(8).entry.prev_bytes, r.at(8).entry.notify_state),
+            (8000, 0)
+        );
+        // Window 0 (after the wrap): 8000 then 8000: not a fall.
+        assert_eq!(
+            (r.at(16).entry.prev_bytes, r.at(16).entry.notify_state),
+            (8000, 0)
+        );
+        assert_eq!(r.at(22).entry.window_bytes, 6010);
+        // Window 2 (window 1 skipped): last = 0 < 7/8 of window 0's 6010.
+        assert_eq!(
+            (r.at(23).entry.prev_bytes, r.at(23).entry.notify_state),
+            (0, 1)
+        );
+        // The flag holds within the window ...
+        assert_eq!(r.at(25).entry.notify_state, 1);
+        // ... and window 3 compares 1500 with the empty window 1: no fall.
+        assert_eq!(
+            (r.at(26).entry.prev_bytes, r.at(26).entry.notify_state),
+            (1500, 0)
+        );
+    }
+
     #[test]
     fn lh_01_alternating_flows_in_one_bucket() {
         let k = keys_in_bucket(5, 2, 1);
@@ -1716,19 +1806,19 @@ mod tests {
     #[test]
     fn lh_01_flow_table_verilog_lints_clean_small() {
         let v = lint::<4, 4>("flow_table_small");
-        assert!(v.contains("reg[386:0] mem[15:0];"));
+        assert!(v.contains("reg[418:0] mem[15:0];"));
     }
 
     #[test]
     fn lh_01_flow_table_verilog_lints_clean_16k() {
         let v = lint::<12, 8>("flow_table_16k");
-        assert_eq!(v.matches("reg[386:0] mem[4095:0];").count(), WAYS);
+        assert_eq!(v.matches("reg[418:0] mem[4095:0];").count(), WAYS);
     }
 
     #[test]
     fn lh_01_flow_table_verilog_lints_clean_64k() {
         let v = lint::<14, 16>("flow_table_64k");
-        assert_eq!(v.matches("reg[386:0] mem[16383:0];").count(), WAYS);
+        assert_eq!(v.matches("reg[418:0] mem[16383:0];").count(), WAYS);
     }
 
     /// C++ testbench for the Verilated table: one clock per stdin line
@@ -1763,7 +1853,7 @@ int main(int argc, char** argv) {
         t->clock = 0; t->eval(); t->clock = 1; t->eval();
         printf("%x %x %x %x %x %x %x %x", t->resp_valid, t->resp_dropped, t->resp_hit, t->resp_inserted,
                t->resp_failed, t->resp_in_stash, t->resp_bucket, t->resp_slot);
-        for (int i = 12; i >= 0; i--) printf(" %08x", t->resp_entry.data()[i]);
+        for (int i = 13; i >= 0; i--) printf(" %08x", t->resp_entry.data()[i]);
         printf(" %x %x %x %x %x\n", t->occupancy, t->learned, t->aged, t->insert_failures,
                t->lookups_without_sqp);
     }
@@ -1784,7 +1874,7 @@ int main(int argc, char** argv) {
             .split_whitespace()
             .map(|h| u64::from_str_radix(h, 16).unwrap())
             .collect();
-        let mut words: Vec<u32> = v[8..21].iter().map(|&w| w as u32).collect();
+        let mut words: Vec<u32> = v[8..22].iter().map(|&w| w as u32).collect();
         words.reverse();
         let entry = FlowRecord {
             valid: field(&words, 0, 1) != 0,
@@ -1800,6 +1890,7 @@ int main(int argc, char** argv) {
                 dip: field(&words, 131, 128),
                 sip: field(&words, 259, 128),
             },
+            prev_bytes: field(&words, 387, 32) as u32,
         };
         let response = (v[0] != 0).then_some(FlowResponse {
             dropped: v[1] != 0,
@@ -1811,7 +1902,7 @@ int main(int argc, char** argv) {
             slot: v[7] as u8,
             entry,
         });
-        let c = &v[21..26];
+        let c = &v[22..27];
         let counters = FlowCounters {
             occupancy: c[0] as u32,
             learned: c[1] as u32,

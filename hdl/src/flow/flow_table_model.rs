@@ -258,6 +258,18 @@ impl FlowTableModel {
                             if e.window_epoch == epoch {
                                 e.window_bytes = e.window_bytes.saturating_add(req.bytes as u32);
                             } else {
+                                // LH-10: the last complete window and the
+                                // one before; the rate fell below 7/8.
+                                let (last, before) = if e.window_epoch.wrapping_add(1) == epoch {
+                                    (e.window_bytes, e.prev_bytes)
+                                } else if e.window_epoch.wrapping_add(2) == epoch {
+                                    (0, e.window_bytes)
+                                } else {
+                                    (0, 0)
+                                };
+                                let fell = (last as u64) * 8 < (before as u64) * 7;
+                                e.prev_bytes = last;
+                                e.notify_state = fell as u8;
                                 e.window_bytes = req.bytes as u32;
                                 e.window_epoch = epoch;
                             }
@@ -289,6 +301,7 @@ impl FlowTableModel {
                         sqp_valid: learning,
                         pinned: req.op == FlowOp::InsertStatic,
                         notify_state: 0,
+                        prev_bytes: 0,
                     };
                     let free = self.ways[b]
                         .iter()

@@ -18,12 +18,15 @@
 //! 2. not a top contributor (`res_top` low: the flow's bytes in the
 //!    current observation window are below the share of the port's
 //!    bytes, LH-06): counted in `not_top`;
-//! 3. the flow is in the tracker and was notified less than `interval_us`
+//! 3. with `defer`, the flow's rate fell in its last complete window
+//!    (`res_fell`: a downstream node already slowed it, LH-10): counted
+//!    in `deferred`;
+//! 4. the flow is in the tracker and was notified less than `interval_us`
 //!    ago: counted in `suppressed`;
-//! 4. the flow is not in the tracker and the tracker is full: counted in
+//! 5. the flow is not in the tracker and the tracker is full: counted in
 //!    `tracker_full`;
-//! 5. no token, or the job FIFO is full: counted in `rate_limited`;
-//! 6. otherwise a job: severity row 0 (`sev_action0`), 1 if `qd >
+//! 6. no token, or the job FIFO is full: counted in `rate_limited`;
+//! 7. otherwise a job: severity row 0 (`sev_action0`), 1 if `qd >
 //!    sev1_threshold`, 2 if `qd > sev2_threshold`; if the flow is tracked
 //!    and `qd` is above the depth of its last notification, one row above
 //!    that notification's row, capped at 2 (escalation, LH-10).
@@ -94,6 +97,10 @@ pub struct LhController {
     pub res_sqp_valid: Signal<In, Bit>,
     /// The flow is a top contributor (LH-06).
     pub res_top: Signal<In, Bit>,
+    /// The flow's rate fell in its last complete window (LH-10).
+    pub res_fell: Signal<In, Bit>,
+    /// Downstream deferral on (LH-10).
+    pub defer: Signal<In, Bit>,
     pub res_sqp: Signal<In, Bits<24>>,
     /// Where the flow lives in the table (unique while it lives).
     pub res_location: Signal<In, Bits<16>>,
@@ -121,6 +128,8 @@ pub struct LhController {
     pub no_sqp: Signal<Out, Bits<32>>,
     /// Congested packets of flows below the top-contributor share (LH-06).
     pub not_top: Signal<Out, Bits<32>>,
+    /// Congested packets of flows whose rate already fell (LH-10).
+    pub deferred: Signal<Out, Bits<32>>,
     slot_number: Vec<Constant<Bits<3>>>,
     bit312: Constant<Bits<314>>,
     bit313: Constant<Bits<314>>,
@@ -153,6 +162,7 @@ pub struct LhController {
     tracker_full_count: DFF<Bits<32>>,
     no_sqp_count: DFF<Bits<32>>,
     not_top_count: DFF<Bits<32>>,
+    deferred_count: DFF<Bits<32>>,
     // Combinational.
     congested: Signal<Local, Bit>,
     hit: Signal<Local, Bit>,
@@ -212,7 +222,8 @@ impl Logic for LhController {
             rate_limited_count,
             tracker_full_count,
             no_sqp_count,
-            not_top_count
+            not_top_count,
+            deferred_count
         );
         for i in 0..TRACKER_SLOTS {
             self.trk_valid[i].clock.next = self.clock.val();
@@ -328,6 +339,8 @@ impl Logic for LhController {
                 self.no_sqp_count.d.next = self.no_sqp_count.q.val() + 1;
             } else if !self.res_top.val() {
                 self.not_top_count.d.next = self.not_top_count.q.val() + 1;
+            } else if self.defer.val() & self.res_fell.val() {
+                self.deferred_count.d.next = self.deferred_count.q.val() + 1;
             } else if self.hit.val()
                 & ((self.now_us.val() - self.hit_time.val()) < self.interval_us.val())
             {
@@ -529,6 +542,7 @@ impl Logic for LhController {
         self.tracker_full.next = self.tracker_full_count.q.val();
         self.no_sqp.next = self.no_sqp_count.q.val();
         self.not_top.next = self.not_top_count.q.val();
+        self.deferred.next = self.deferred_count.q.val();
         if self.clear_counters.val() | self.reset.val() {
             self.cnp_count.d.next = 0.into();
             self.resume_count.d.next = 0.into();
@@ -537,6 +551,7 @@ impl Logic for LhController {
             self.tracker_full_count.d.next = 0.into();
             self.no_sqp_count.d.next = 0.into();
             self.not_top_count.d.next = 0.into();
+            self.deferred_count.d.next = 0.into();
         }
         if self.reset.val() {
             for i in 0..TRACKER_SLOTS {
@@ -580,6 +595,8 @@ impl Default for LhController {
             clear_counters: Default::default(),
             res_valid: Default::default(),
             res_top: Default::default(),
+            res_fell: Default::default(),
+            defer: Default::default(),
             res_sqp_valid: Default::default(),
             res_sqp: Default::default(),
             res_location: Default::default(),
@@ -603,6 +620,7 @@ impl Default for LhController {
             tracker_full: Default::default(),
             no_sqp: Default::default(),
             not_top: Default::default(),
+            deferred: Default::default(),
             slot_number: (0..TRACKER_SLOTS as u64)
                 .map(|i| Constant::new(i.to_bits()))
                 .collect(),
@@ -632,6 +650,7 @@ impl Default for LhController {
             tracker_full_count: Default::default(),
             no_sqp_count: Default::default(),
             not_top_count: Default::default(),
+            deferred_count: Default::default(),
             congested: Default::default(),
             hit: Default::default(),
             hit_slot: Default::default(),
