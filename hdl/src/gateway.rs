@@ -383,6 +383,7 @@ impl Logic for Gateway {
         }
         self.flow_table.reset.next = self.reset.val();
         self.lh.reset.next = self.reset.val();
+        self.formats.reset.next = self.reset.val();
         self.builder.reset.next = self.reset.val();
         self.dc_tx_mux.reset.next = self.reset.val();
         self.dc_in.reset.next = self.reset.val();

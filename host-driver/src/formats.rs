@@ -43,7 +43,11 @@ pub enum NotifyFormat {
 }
 
 impl NotifyFormat {
-    pub const ALL: [NotifyFormat; 3] = [NotifyFormat::Cnp, NotifyFormat::Rocev2, NotifyFormat::Icmpv6];
+    pub const ALL: [NotifyFormat; 3] = [
+        NotifyFormat::Cnp,
+        NotifyFormat::Rocev2,
+        NotifyFormat::Icmpv6,
+    ];
 
     /// The configuration name: `cnp`, `rocev2`, `icmpv6`.
     pub fn name(self) -> &'static str {
@@ -205,7 +209,8 @@ impl Prefix {
     /// network order, four to a word.
     pub fn register_words(&self) -> [u32; 4] {
         let b = self.bits().to_be_bytes();
-        [0, 1, 2, 3].map(|w| u32::from_be_bytes([b[4 * w], b[4 * w + 1], b[4 * w + 2], b[4 * w + 3]]))
+        [0, 1, 2, 3]
+            .map(|w| u32::from_be_bytes([b[4 * w], b[4 * w + 1], b[4 * w + 2], b[4 * w + 3]]))
     }
 }
 
@@ -288,7 +293,8 @@ impl FormatTable {
             match e.prefix.check() {
                 Err(err) => problems.push((format!("formats[{i}].prefix"), err)),
                 Ok(()) => {
-                    if let Some(first) = self.entries[..i].iter().position(|f| f.prefix == e.prefix) {
+                    if let Some(first) = self.entries[..i].iter().position(|f| f.prefix == e.prefix)
+                    {
                         problems.push((
                             format!("formats[{i}]"),
                             FormatError::Duplicate {
@@ -440,7 +446,14 @@ mod tests {
             }
         );
         assert_eq!(Prefix::parse("fd00::7").unwrap().len, 128);
-        for bad in ["10.0.0/24", "10.0.0.0/", "10.0.0.0/x", "10.0.0.0/-1", "fd00::/999", "host/8"] {
+        for bad in [
+            "10.0.0/24",
+            "10.0.0.0/",
+            "10.0.0.0/x",
+            "10.0.0.0/-1",
+            "fd00::/999",
+            "host/8",
+        ] {
             assert!(Prefix::parse(bad).is_err(), "{bad}");
         }
         let e = entry("10.0.0.0/24", NotifyFormat::Rocev2);

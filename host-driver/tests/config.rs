@@ -736,7 +736,11 @@ fn lh_15_config_format_table_plan_and_order() {
         .collect();
     assert_eq!(
         text,
-        ["0 10.0.0.0/24 rocev2", "1 fd00:1::/32 icmpv6", "2 10.0.0.7/32 cnp"]
+        [
+            "0 10.0.0.0/24 rocev2",
+            "1 fd00:1::/32 icmpv6",
+            "2 10.0.0.7/32 cnp"
+        ]
     );
     // An empty list clears the table.
     let plan = Config::parse("[longhaul]\nformats = []\n")
@@ -835,7 +839,8 @@ fn lh_15_config_rejects_bad_format_tables() {
     );
     let err = rejected("[[longhaul.formats]]\nprefix = \"10.0.0.0/8\"\n");
     assert!(err.to_string().contains("missing field `format`"), "{err}");
-    let err = rejected("[[longhaul.formats]]\nprefix = \"10.0.0.0/8\"\nformat = \"cnp\"\nlength = 8\n");
+    let err =
+        rejected("[[longhaul.formats]]\nprefix = \"10.0.0.0/8\"\nformat = \"cnp\"\nlength = 8\n");
     assert!(err.to_string().contains("unknown field `length`"), "{err}");
 }
 
@@ -916,5 +921,13 @@ mod rtl {
         assert!(!plan.flows.is_empty(), "the example shows static flows");
         assert!(plan.features.is_some());
         assert_eq!(dev.flow_table().list().unwrap().len(), plan.flows.len());
+        // LH-15: the example's format table, read back from the RTL.
+        let formats: Vec<String> = dev
+            .format_table()
+            .unwrap()
+            .iter()
+            .map(|(i, e)| format!("{i} {} {}", e.prefix, e.format))
+            .collect();
+        assert_eq!(formats, ["0 10.0.0.0/24 rocev2", "1 10.0.0.8/29 cnp"]);
     }
 }

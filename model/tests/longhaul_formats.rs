@@ -3,8 +3,7 @@
 //! of a flow's Resume.
 
 use cngw_model::longhaul::{
-    format_table_match, notify_format, LonghaulModel, NotifyFormat, Packet, Registers,
-    RegistersMut,
+    format_table_match, notify_format, LonghaulModel, NotifyFormat, Packet, Registers, RegistersMut,
 };
 use cngw_packet::cnp::Cnp;
 use cngw_packet::flow_key::FlowKey;
@@ -104,7 +103,11 @@ fn matched(r: &Regs, a: IpAddr) -> Option<(usize, u32)> {
 #[test]
 fn lh_15_longest_prefix_wins_and_ties_go_to_the_lowest_entry() {
     let mut r = Regs::new();
-    assert_eq!(matched(&r, v4("10.0.0.1")), None, "the table is empty after reset");
+    assert_eq!(
+        matched(&r, v4("10.0.0.1")),
+        None,
+        "the table is empty after reset"
+    );
     r.entry(5, v4("10.0.0.0"), 8, 1, true);
     r.entry(2, v4("10.1.0.0"), 16, 0, true);
     r.entry(7, v4("10.1.2.0"), 24, 1, true);
@@ -126,7 +129,11 @@ fn lh_15_longest_prefix_wins_and_ties_go_to_the_lowest_entry() {
     assert_eq!(matched(&r, v4("10.1.2.4")), Some((3, 0)));
     r.entry(6, v4("0.0.0.0"), 0, 0, true);
     assert_eq!(matched(&r, v4("172.16.0.1")), Some((6, 0)));
-    assert_eq!(matched(&r, v6("fd00::1")), None, "an IPv4 /0 covers IPv4 only");
+    assert_eq!(
+        matched(&r, v6("fd00::1")),
+        None,
+        "an IPv4 /0 covers IPv4 only"
+    );
     // IPv6 prefixes on 128 bits; a length above 128 acts as 128.
     r.entry(4, v6("fd00:1::"), 32, 2, true);
     assert_eq!(matched(&r, v6("fd00:1::5")), Some((4, 2)));
@@ -188,7 +195,10 @@ fn lh_15_the_table_decides_before_lh_options() {
         notify_format(mapped(v6("fd00:a::1")), &r),
         NotifyFormat::LonghaulIcmpv6
     );
-    assert_eq!(notify_format(mapped(v6("fd00:b::1")), &r), NotifyFormat::Cnp);
+    assert_eq!(
+        notify_format(mapped(v6("fd00:b::1")), &r),
+        NotifyFormat::Cnp
+    );
     r.set(offset::LH_OPTIONS, 0);
     r.entry(4, v4("10.0.3.0"), 24, 1, true);
     r.entry(5, v6("fd00:c::"), 32, 1, true);

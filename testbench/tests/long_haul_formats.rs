@@ -63,7 +63,12 @@ fn entry(
     let control = offset::LH_FORMAT0_CONTROL + base;
     both(b, m, control, 0);
     for (w, word) in words(mapped(ip(prefix))).into_iter().enumerate() {
-        both(b, m, offset::LH_FORMAT0_PREFIX_0 + base + 4 * w as u32, word);
+        both(
+            b,
+            m,
+            offset::LH_FORMAT0_PREFIX_0 + base + 4 * w as u32,
+            word,
+        );
     }
     both(
         b,

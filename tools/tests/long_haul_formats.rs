@@ -119,7 +119,8 @@ fn lh_15_replay_with_a_format_table_sends_the_chosen_format() {
     ])
     .expect_ok();
     assert!(
-        run.stdout.contains("RTL matches the reference model: 44 frames"),
+        run.stdout
+            .contains("RTL matches the reference model: 44 frames"),
         "{}",
         run.stdout
     );
