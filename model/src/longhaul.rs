@@ -82,7 +82,7 @@ pub fn format_table_match(sender: &[u8; 16], regs: &dyn Registers) -> Option<(us
         }
         let mask = u128::MAX.checked_shl(128 - len).unwrap_or(0);
         if (address ^ u128::from_be_bytes(prefix)) & mask == 0
-            && best.map_or(true, |(_, l, _)| len > l)
+            && !matches!(best, Some((_, l, _)) if l >= len)
         {
             best = Some((i, len, format));
         }
