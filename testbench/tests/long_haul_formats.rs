@@ -78,6 +78,8 @@ fn entry(
             | (format << format_control::FORMAT_LSB)
             | (len << format_control::PREFIX_LEN_LSB),
     );
+    // The gateway reads one entry's registers per clock.
+    b.run(10, 0);
 }
 
 struct Sender {

@@ -14,8 +14,9 @@
 //! turn (so the 128-bit mask is computed once, not eight times, per
 //! clock): a register write takes effect within nine clocks, each entry's
 //! registers read together (write `CONTROL` last). `reset` invalidates
-//! every entry until it is read again. An entry takes part when `valid` is set and its
-//! format is not 3 (reserved); a `prefix_len` above 128 acts as 128. The
+//! every entry until it is read again. An entry takes part when `valid` is
+//! set and its format is not 3 (reserved); a `prefix_len` above 128 acts
+//! as 128. The
 //! first `prefix_len` bits of `addr` (lane order: byte i in bits 8i+7..8i,
 //! as the parser gives it) must equal the prefix's (bits of the prefix
 //! beyond its length are ignored). Of the matching entries the longest
