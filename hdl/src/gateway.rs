@@ -18,7 +18,10 @@
 //! inserts) its flow {SIP, DIP, DestQP}; five clocks later the flow-table
 //! answer goes to `LhController`, which decides on a Long-haul CNP (or a
 //! standard CNP) to the flow's sender; `NotifyBuilder` makes the frame and
-//! `FrameMux` puts it between data frames on dc_tx. The CSR reaches the
+//! `FrameMux` puts it between data frames on dc_tx. `FormatTable` (LH-15)
+//! matches the sender's address against the `LH_FORMATn_*` prefixes while
+//! the flow-table look-up is in flight; its answer reaches the controller
+//! with the flow table's. The CSR reaches the
 //! flow table through `FLOW_COMMAND` on clocks without a data request.
 //! Source-QP learning (LH-01, `LEARN_CONTROL.cm_enable`): a `CmSnoop` on
 //! each input recognises RDMA CM REQs and REPs; `CmLearner` pairs them and
@@ -37,7 +40,7 @@ use crate::csr::{AxiLiteSlave, CsrBlock};
 use crate::ecn::CeMarker;
 use crate::flow::GatewayFlowTable;
 use crate::learn::{CmEventSource, CmLearner, CmSnoop};
-use crate::lh::{LhController, QueueKb, QueueMeter};
+use crate::lh::{FormatTable, LhController, QueueKb, QueueMeter};
 use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
 use crate::stats::FrameCounters;
@@ -247,6 +250,8 @@ pub struct Gateway {
     mul_next: Signal<Local, Bits<40>>,
     top_threshold: DFF<Bits<32>>,
     lh: LhController,
+    /// LH-15: which format each sender accepts.
+    formats: FormatTable,
     builder: NotifyBuilder,
     dc_tx_mux: FrameMux,
     /// Microsecond time base.
@@ -338,6 +343,7 @@ impl Default for Gateway {
             mul_next: Default::default(),
             top_threshold: Default::default(),
             lh: Default::default(),
+            formats: Default::default(),
             builder: Default::default(),
             dc_tx_mux: Default::default(),
             us_div: Default::default(),
@@ -397,6 +403,7 @@ impl Logic for Gateway {
             queue_kb,
             meter,
             lh,
+            formats,
             builder,
             dc_tx_mux
         );
@@ -438,6 +445,7 @@ impl Logic for Gateway {
         self.flow_table.reset.next = self.reset.val();
         self.meter.reset.next = self.reset.val();
         self.lh.reset.next = self.reset.val();
+        self.formats.reset.next = self.reset.val();
         self.builder.reset.next = self.reset.val();
         self.dc_tx_mux.reset.next = self.reset.val();
         self.dc_in.reset.next = self.reset.val();
@@ -865,6 +873,21 @@ impl Logic for Gateway {
         self.lh.res_src_mac.next = self.pipe[4].q.val().get_bits::<48>(128);
         self.lh.res_pkey.next = self.pipe[4].q.val().get_bits::<16>(176);
         self.lh.res_ipv6.next = self.pipe[4].q.val().get_bit(192);
+        // LH-15: the format table looks the sender up alongside the flow
+        // table (same latency): LH_FORMATi_PREFIX_0..3 are registers
+        // 96 + 5i..99 + 5i, LH_FORMATi_CONTROL 100 + 5i.
+        for i in 0..8 {
+            for w in 0..4 {
+                self.formats.prefix_words[4 * i + w].next = self.csr.values[96 + 5 * i + w].val();
+            }
+            self.formats.valid[i].next = self.csr.values[100 + 5 * i].val().get_bit(0);
+            self.formats.format_code[i].next = self.csr.values[100 + 5 * i].val().get_bits::<2>(1);
+            self.formats.prefix_len[i].next = self.csr.values[100 + 5 * i].val().get_bits::<8>(8);
+        }
+        self.formats.addr_valid.next = self.data_req.val();
+        self.formats.addr.next = self.dc_hdr.src_ip.val();
+        self.lh.res_fmt_hit.next = self.formats.hit.val();
+        self.lh.res_fmt.next = self.formats.format.val();
 
         // Notification frames.
         self.builder.job_valid.next = self.lh.job_valid.val();
@@ -962,6 +985,9 @@ impl Logic for Gateway {
         self.csr.status[87].next = self.learner.queue_drops.val();
     }
 }
+
+// The format table answers with the flow table (the five `pipe` stages).
+const _: () = assert!(crate::lh::format_table::LATENCY == 5);
 
 /// The gateway's Verilog, as rust-hdl emits it (top module `top`).
 pub fn gateway_verilog() -> String {

@@ -33,5 +33,9 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
             verilog_of(crate::parser::HeaderParser::default()),
         ),
         ("queue_kb", verilog_of(crate::lh::QueueKb::default())),
+        (
+            "format_table",
+            verilog_of(crate::lh::FormatTable::default()),
+        ),
     ]
 }

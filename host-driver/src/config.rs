@@ -40,6 +40,9 @@
 //! level = 220
 //! action = "pause"
 //! parameter = "100us"
+//! [[longhaul.formats]]         # LH-15 format table, up to 8 entries; the list replaces the table
+//! prefix = "10.0.0.0/24"       # IPv4 or IPv6 prefix (no host bits); the longest match decides
+//! format = "rocev2"            # cnp | rocev2 | icmpv6 (IPv6 prefixes only)
 //!
 //! [gateway]                    # source addresses of notifications
 //! mac = "02:c0:6e:00:00:01"
@@ -67,7 +70,8 @@
 //!
 //! Order: raw registers (by offset), each port's thresholds (see
 //! [`threshold_writes`]), the second level, the gateway's addresses and the
-//! aging timeout (by offset), then the static flows (flow-table commands,
+//! aging timeout (by offset), the format table (entry by entry: `CONTROL`
+//! cleared, prefix, `CONTROL`; [`FormatTable::writes`]), then the static flows (flow-table commands,
 //! [`crate::flows`]), then FEATURE_ENABLE last, so features switch on only
 //! once everything they use is in place. A static insert can still fail on
 //! the device (its bucket and the stash full): `apply` then stops with the
@@ -78,6 +82,7 @@ use crate::device::{
     check_write, feature_bit, port_registers, threshold_writes, Device, DeviceError, PortRegisters,
 };
 use crate::flows::{self, check_qp, flow_key, key_text, FlowKey, QP_MAX};
+use crate::formats::{FormatEntry, FormatTable, NotifyFormat, Prefix};
 use crate::longhaul::{
     action_name, duration_us, parse_action, parse_mac, ActionWord, FlowInterval, GatewayAddresses,
     LhOptions, SecondLevel, SeverityRow,
@@ -141,6 +146,18 @@ pub struct LonghaulConfig {
     pub resume: Option<ResumeConfig>,
     /// Rows 0, 1, 2 of the severity table; the list replaces the table.
     pub severity: Option<Vec<SeverityConfig>>,
+    /// LH-15: the format table; the list replaces the table.
+    pub formats: Option<Vec<FormatConfig>>,
+}
+
+/// One `[[longhaul.formats]]` entry.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FormatConfig {
+    /// `"10.0.0.0/24"`, `"fd00:1::/32"`; an address alone is one host.
+    pub prefix: String,
+    /// `cnp`, `rocev2` or `icmpv6`.
+    pub format: String,
 }
 
 /// `[longhaul] bucket = { refill_clocks = N, depth = N }`.
@@ -288,7 +305,7 @@ pub enum ConfigError {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Plan {
     /// Register writes as (byte offset, value) pairs: raw registers, port
-    /// thresholds, second level, gateway addresses, aging.
+    /// thresholds, second level, gateway addresses, aging, format table.
     pub writes: Vec<(u32, u32)>,
     /// Static flow-table entries, inserted after `writes`.
     pub flows: Vec<StaticFlow>,
@@ -602,6 +619,8 @@ struct Validated {
     ports: Vec<(u32, PortRegisters, Thresholds)>,
     /// Second level, gateway addresses, aging: by offset.
     typed: Vec<(u32, u32)>,
+    /// The format table, in its own order.
+    formats: Vec<(u32, u32)>,
     flows: Vec<StaticFlow>,
     features: Option<u32>,
     ports_needed: u32,
@@ -649,6 +668,7 @@ impl Config {
             writes.extend(threshold_writes(regs, thresholds, current_k_max(regs)?));
         }
         writes.extend(validated.typed);
+        writes.extend(validated.formats);
         Ok(Plan {
             writes,
             flows: validated.flows,
@@ -906,12 +926,34 @@ impl Config {
             }
         }
         typed.sort_by_key(|&(offset, _)| offset);
+        // The format table keeps its order (an entry's CONTROL twice).
+        let mut formats = Vec::new();
+        if let Some(table) = self
+            .longhaul
+            .as_ref()
+            .and_then(|longhaul| longhaul.format_table(&mut issues))
+        {
+            let problems = table.check();
+            for (key, e) in &problems {
+                issues.add(format!("longhaul.{key}"), e.to_string());
+            }
+            if problems.is_empty() {
+                formats = table.writes().expect("checked");
+                let mut offsets: Vec<u32> = formats.iter().map(|&(o, _)| o).collect();
+                offsets.sort_unstable();
+                offsets.dedup();
+                for offset in offsets {
+                    claim(&mut issues, offset, "longhaul.formats".to_string());
+                }
+            }
+        }
 
         if issues.0.is_empty() {
             Ok(Validated {
                 raw,
                 ports,
                 typed,
+                formats,
                 flows,
                 features,
                 ports_needed,
@@ -1072,6 +1114,37 @@ impl LonghaulConfig {
             settings.severity = Some(table);
         }
         (issues.0.len() == before).then_some(settings)
+    }
+}
+
+impl LonghaulConfig {
+    /// The format table (`None` without `formats`, or with the issues of
+    /// its keys). Rules between entries are [`FormatTable::check`]'s.
+    fn format_table(&self, issues: &mut Issues) -> Option<FormatTable> {
+        let entries = self.formats.as_ref()?;
+        let before = issues.0.len();
+        let mut table = FormatTable::default();
+        for (i, e) in entries.iter().enumerate() {
+            let key = format!("longhaul.formats[{i}]");
+            let prefix = Prefix::parse(&e.prefix)
+                .map_err(|message| issues.add(format!("{key}.prefix"), message))
+                .ok();
+            let format = NotifyFormat::from_name(e.format.trim());
+            if format.is_none() {
+                issues.add(
+                    format!("{key}.format"),
+                    format!(
+                        "unknown format {:?} (use {})",
+                        e.format,
+                        NotifyFormat::ALL.map(|f| f.name()).join(", ")
+                    ),
+                );
+            }
+            if let (Some(prefix), Some(format)) = (prefix, format) {
+                table.entries.push(FormatEntry { prefix, format });
+            }
+        }
+        (issues.0.len() == before).then_some(table)
     }
 }
 

@@ -7,6 +7,7 @@
 //! - [`device`]: the typed API over any bus; [`thresholds`]: LH-03 K_min/K_max;
 //!   [`flows`]: the flow table (look-up, static entries, delete, iteration);
 //!   [`longhaul`]: the Long-haul CNP second level and the gateway's addresses;
+//!   [`formats`]: the Long-haul CNP format table (LH-15);
 //!   [`meter`]: the queue meter (LH-02) and the EMR/QGR triggers;
 //!   [`config`]: TOML settings validated into a write plan; [`units`]:
 //!   parsing of rates, durations and byte sizes.
@@ -15,6 +16,7 @@ pub mod bus;
 pub mod config;
 pub mod device;
 pub mod flows;
+pub mod formats;
 pub mod longhaul;
 pub mod mem;
 pub mod meter;
@@ -28,6 +30,7 @@ pub use bus::{BusError, RegisterBus};
 pub use config::{apply, apply_config, Config, ConfigError, Plan};
 pub use device::{Capabilities, Device, DeviceError, Version};
 pub use flows::{flow_key, FlowEntry, FlowError, FlowKey, FlowTable};
+pub use formats::{FormatEntry, FormatError, FormatTable, NotifyFormat, Prefix};
 pub use longhaul::{GatewayAddresses, SecondLevel, SecondLevelError};
 pub use mem::MemBus;
 pub use pci::{Bdf, PciBus, PciOpenError};

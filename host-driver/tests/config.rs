@@ -681,6 +681,169 @@ fn lh_01_config_rejects_bad_static_flows() {
     assert!(err.to_string().contains("missing field `sqp`"), "{err}");
 }
 
+#[test]
+fn lh_15_config_format_table_plan_and_order() {
+    let text = r#"
+        [longhaul]
+        options = ["ipv6_longhaul"]
+        [[longhaul.formats]]
+        prefix = "10.0.0.0/24"
+        format = "rocev2"
+        [[longhaul.formats]]
+        prefix = "fd00:1::/32"
+        format = "icmpv6"
+        [[longhaul.formats]]
+        prefix = "10.0.0.7"
+        format = "cnp"
+        "#;
+    let plan = Config::parse(text)
+        .unwrap()
+        .plan_with(1, |_| unreachable!("no ports"))
+        .unwrap();
+    let mut want = vec![
+        (offset::LH_OPTIONS, 0b100),
+        (offset::LH_FORMAT0_CONTROL, 0),
+        (offset::LH_FORMAT0_PREFIX_0, 0),
+        (offset::LH_FORMAT0_PREFIX_1, 0),
+        (offset::LH_FORMAT0_PREFIX_2, 0xFFFF),
+        (offset::LH_FORMAT0_PREFIX_3, 0x0A00_0000),
+        (offset::LH_FORMAT0_CONTROL, 1 | (1 << 1) | (120 << 8)),
+        (offset::LH_FORMAT1_CONTROL, 0),
+        (offset::LH_FORMAT1_PREFIX_0, 0xFD00_0001),
+        (offset::LH_FORMAT1_PREFIX_1, 0),
+        (offset::LH_FORMAT1_PREFIX_2, 0),
+        (offset::LH_FORMAT1_PREFIX_3, 0),
+        (offset::LH_FORMAT1_CONTROL, 1 | (2 << 1) | (32 << 8)),
+        (offset::LH_FORMAT2_CONTROL, 0),
+        (offset::LH_FORMAT2_PREFIX_0, 0),
+        (offset::LH_FORMAT2_PREFIX_1, 0),
+        (offset::LH_FORMAT2_PREFIX_2, 0xFFFF),
+        (offset::LH_FORMAT2_PREFIX_3, 0x0A00_0007),
+        (offset::LH_FORMAT2_CONTROL, 1 | (128 << 8)),
+    ];
+    for i in 3..8 {
+        want.push((cngw_driver::formats::control_offset(i), 0));
+    }
+    assert_eq!(plan.writes, want);
+    let mut dev = device();
+    dev.bus_mut().clear_log();
+    apply(&mut dev, &plan).unwrap();
+    assert_eq!(dev.bus().write_log(), want.as_slice());
+    let table = dev.format_table().unwrap();
+    let text: Vec<String> = table
+        .iter()
+        .map(|(i, e)| format!("{i} {} {}", e.prefix, e.format))
+        .collect();
+    assert_eq!(
+        text,
+        [
+            "0 10.0.0.0/24 rocev2",
+            "1 fd00:1::/32 icmpv6",
+            "2 10.0.0.7/32 cnp"
+        ]
+    );
+    // An empty list clears the table.
+    let plan = Config::parse("[longhaul]\nformats = []\n")
+        .unwrap()
+        .plan_with(1, |_| unreachable!())
+        .unwrap();
+    assert_eq!(
+        plan.writes,
+        (0..8)
+            .map(|i| (cngw_driver::formats::control_offset(i), 0))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn lh_15_config_rejects_bad_format_tables() {
+    let err = rejected(
+        r#"
+        [longhaul]
+        dscp = 26
+        [[longhaul.formats]]
+        prefix = "10.0.0.0/33"
+        format = "rocev2"
+        [[longhaul.formats]]
+        prefix = "10.0.0.1/24"
+        format = "cnp"
+        [[longhaul.formats]]
+        prefix = "10.1.0.0/16"
+        format = "icmpv6"
+        [[longhaul.formats]]
+        prefix = "fd00::/129"
+        format = "cnp"
+        [[longhaul.formats]]
+        prefix = "::/0"
+        format = "icmpv6"
+        [[longhaul.formats]]
+        prefix = "::ffff:10.2.0.0/112"
+        format = "rocev2"
+        [[longhaul.formats]]
+        prefix = "fd00::/16"
+        format = "rocev2"
+        [[longhaul.formats]]
+        prefix = "fd00::/16"
+        format = "cnp"
+        "#,
+    );
+    assert_eq!(
+        issues(&err),
+        [
+            "longhaul.formats[0].prefix: 10.0.0.0/33: the prefix length is at most 32",
+            "longhaul.formats[1].prefix: 10.0.0.1/24 has host bits set: the prefix is 10.0.0.0/24",
+            "longhaul.formats[2].format: 10.1.0.0/16 is an IPv4 prefix: icmpv6 needs IPv6 senders (use rocev2 or cnp)",
+            "longhaul.formats[3].prefix: fd00::/129: the prefix length is at most 128",
+            "longhaul.formats[4].prefix: ::/0 covers the IPv4-mapped range ::ffff:0:0/96, so IPv4 senders would match it: give IPv4 senders IPv4 prefixes (0.0.0.0/0 for all)",
+            "longhaul.formats[5].prefix: ::ffff:10.2.0.0/112 is IPv4-mapped: give it as the IPv4 prefix 10.2.0.0/16",
+            "longhaul.formats[7]: fd00::/16 is listed twice (entries 6 and 7)",
+        ]
+    );
+    // Nine entries; syntax errors; unknown formats; a raw register the
+    // table also sets.
+    let nine: String = (0..9)
+        .map(|i| format!("[[longhaul.formats]]\nprefix = \"10.0.{i}.0/24\"\nformat = \"rocev2\"\n"))
+        .collect();
+    assert_eq!(
+        issues(&rejected(&nine)),
+        ["longhaul.formats: 9 format entries given: the table has 8"]
+    );
+    let err = rejected(
+        r#"
+        [[longhaul.formats]]
+        prefix = "10.0.0/24"
+        format = "rocev2"
+        [[longhaul.formats]]
+        prefix = "fd00::/x"
+        format = "roce"
+        [[longhaul.formats]]
+        prefix = "10.0.0.0/8"
+        format = "ICMPv6 "
+        "#,
+    );
+    assert_eq!(
+        issues(&err),
+        [
+            "longhaul.formats[0].prefix: \"10.0.0/24\" is not a prefix such as \"10.0.0.0/24\" or \"fd00:1::/32\"",
+            "longhaul.formats[1].prefix: \"fd00::/x\": the prefix length must be a number of bits",
+            "longhaul.formats[1].format: unknown format \"roce\" (use cnp, rocev2, icmpv6)",
+            "longhaul.formats[2].format: unknown format \"ICMPv6 \" (use cnp, rocev2, icmpv6)",
+        ]
+    );
+    let err = rejected(
+        "[registers]\nLH_FORMAT3_CONTROL = 1\n[[longhaul.formats]]\nprefix = \"10.0.0.0/8\"\nformat = \"cnp\"\n",
+    );
+    assert_eq!(
+        issues(&err),
+        ["longhaul.formats: sets LH_FORMAT3_CONTROL, which registers.LH_FORMAT3_CONTROL also sets"]
+    );
+    let err = rejected("[[longhaul.formats]]\nprefix = \"10.0.0.0/8\"\n");
+    assert!(err.to_string().contains("missing field `format`"), "{err}");
+    let err =
+        rejected("[[longhaul.formats]]\nprefix = \"10.0.0.0/8\"\nformat = \"cnp\"\nlength = 8\n");
+    assert!(err.to_string().contains("unknown field `length`"), "{err}");
+}
+
 #[cfg(feature = "sim")]
 mod rtl {
     use super::*;
@@ -758,6 +921,14 @@ mod rtl {
         assert!(!plan.flows.is_empty(), "the example shows static flows");
         assert!(plan.features.is_some());
         assert_eq!(dev.flow_table().list().unwrap().len(), plan.flows.len());
+        // LH-15: the example's format table, read back from the RTL.
+        let formats: Vec<String> = dev
+            .format_table()
+            .unwrap()
+            .iter()
+            .map(|(i, e)| format!("{i} {} {}", e.prefix, e.format))
+            .collect();
+        assert_eq!(formats, ["0 10.0.0.0/24 rocev2", "1 10.0.0.8/29 cnp"]);
     }
 }
 

@@ -481,6 +481,16 @@ impl GatewayModel {
         self.lh.take_notifications()
     }
 
+    /// LH-15: the format the registers say `sender` is notified in (the
+    /// format table, else `LH_OPTIONS`).
+    pub fn notify_format(&self, sender: std::net::IpAddr) -> crate::longhaul::NotifyFormat {
+        let sender = match sender {
+            std::net::IpAddr::V4(v4) => v4.to_ipv6_mapped(),
+            std::net::IpAddr::V6(v6) => v6,
+        };
+        crate::longhaul::notify_format(sender, &self.registers)
+    }
+
     /// The external queue-depth input reported `bytes`.
     /// Without a clock, the change counts from the last clock the model
     /// was told (the second level's timing then is not clock-exact).

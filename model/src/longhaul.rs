@@ -1,6 +1,7 @@
 //! Reference model of the Long-haul CNP second level (LH-05..LH-09, LH-12,
-//! LH-14, LH-15): the rules of `hdl/src/lh/controller.rs`, clock-exact
-//! where they depend on time.
+//! LH-14, LH-15): the rules of `hdl/src/lh/controller.rs` and of the format
+//! table (`hdl/src/lh/format_table.rs`), clock-exact where they depend on
+//! time.
 //!
 //! Time is counted in clocks since reset was released (`k`), as the RTL
 //! counts it: the microsecond clock reads `k / CLOCKS_PER_US`; the token
@@ -20,7 +21,7 @@ use cngw_packet::flow_key::FlowKey;
 use cngw_packet::longhaul::{metric_type, Action, LonghaulBody, LonghaulCnp};
 use cngw_packet::longhaul_icmpv6::LonghaulIcmpv6;
 use cngw_packet::longhaul_rocev2::LonghaulRocev2;
-use cngw_regmap::{lh_option, offset};
+use cngw_regmap::{format_control, lh_option, offset};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// Notified flows the RTL tracks per port.
@@ -45,6 +46,83 @@ struct Tracked {
     sqp: u32,
     mac: [u8; 6],
     pkey: u16,
+    /// The format of the flow's last notification: its Resume's (LH-15).
+    format: NotifyFormat,
+}
+
+/// LH-15: what a notification to a sender looks like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotifyFormat {
+    /// A standard CNP (the only notification every RoCEv2 sender takes).
+    Cnp,
+    /// The Long-haul CNP in RoCEv2 format (LH-12).
+    LonghaulRocev2,
+    /// The Long-haul CNP in ICMPv6 format (LH-13; IPv6 senders only).
+    LonghaulIcmpv6,
+}
+
+/// LH-15: the format-table entry that decides for `sender` (16 bytes,
+/// IPv4 as `::ffff:a.b.c.d`): of the valid entries (`LH_FORMATn_CONTROL.valid`,
+/// format not 3) whose first `prefix_len` bits (above 128: 128) equal the
+/// sender's, the longest prefix, and of equally long ones the lowest index.
+/// Returns the entry's index and format field.
+pub fn format_table_match(sender: &[u8; 16], regs: &dyn Registers) -> Option<(usize, u32)> {
+    let address = u128::from_be_bytes(*sender);
+    let mut best: Option<(usize, u32, u32)> = None;
+    for i in 0..format_control::ENTRIES {
+        let base = format_control::STRIDE * i as u32;
+        let control = regs.reg(offset::LH_FORMAT0_CONTROL + base);
+        let format = (control >> format_control::FORMAT_LSB) & 3;
+        if control & format_control::VALID == 0 || format == 3 {
+            continue;
+        }
+        let len = ((control >> format_control::PREFIX_LEN_LSB) & 0xFF).min(128);
+        let mut prefix = [0u8; 16];
+        for w in 0..4 {
+            prefix[4 * w..4 * w + 4].copy_from_slice(
+                &regs
+                    .reg(offset::LH_FORMAT0_PREFIX_0 + base + 4 * w as u32)
+                    .to_be_bytes(),
+            );
+        }
+        let mask = u128::MAX.checked_shl(128 - len).unwrap_or(0);
+        if (address ^ u128::from_be_bytes(prefix)) & mask == 0
+            && !matches!(best, Some((_, l, _)) if l >= len)
+        {
+            best = Some((i, len, format));
+        }
+    }
+    best.map(|(i, _, format)| (i, format))
+}
+
+/// LH-15: the format the gateway notifies `sender` in. The format table
+/// first: its format, except that an IPv4 sender matched by an ICMPv6
+/// entry gets a standard CNP (the ICMPv6 format needs IPv6). No entry
+/// matches: `LH_OPTIONS` per address family — the RoCEv2 format where
+/// `ipv4_longhaul` / `ipv6_longhaul` is set, else the ICMPv6 format to an
+/// IPv6 sender and a standard CNP to an IPv4 sender.
+pub fn notify_format(sender: Ipv6Addr, regs: &dyn Registers) -> NotifyFormat {
+    let ipv4 = sender.to_ipv4_mapped().is_some();
+    if let Some((_, format)) = format_table_match(&sender.octets(), regs) {
+        return match format {
+            1 => NotifyFormat::LonghaulRocev2,
+            2 if !ipv4 => NotifyFormat::LonghaulIcmpv6,
+            _ => NotifyFormat::Cnp,
+        };
+    }
+    let options = regs.reg(offset::LH_OPTIONS);
+    let family = if ipv4 {
+        lh_option::IPV4_LONGHAUL
+    } else {
+        lh_option::IPV6_LONGHAUL
+    };
+    if options & family != 0 {
+        NotifyFormat::LonghaulRocev2
+    } else if ipv4 {
+        NotifyFormat::Cnp
+    } else {
+        NotifyFormat::LonghaulIcmpv6
+    }
 }
 
 /// A notification the model expects, with the clock it was decided in.
@@ -177,14 +255,21 @@ impl LonghaulModel {
         let due = (base_us as u64 + rtt as u64) * p;
         let mut k = self.now.max(due);
         while k < end && self.tracker.iter().any(|t| t.is_some()) {
+            let slot = self.tracker.iter().position(|t| t.is_some()).unwrap();
+            if self.tracker[slot].as_ref().unwrap().format == NotifyFormat::Cnp {
+                // A standard CNP cannot say Resume: the flow leaves the
+                // tracker without a frame or a token, one per clock.
+                self.tracker[slot] = None;
+                k += 1;
+                continue;
+            }
             if self.tokens_at(k, regs) == 0 {
                 k = self.next_refill(k, regs);
                 continue;
             }
-            let slot = self.tracker.iter().position(|t| t.is_some()).unwrap();
             let t = self.tracker[slot].take().unwrap();
             let action = regs.reg(offset::LH_RESUME_ACTION);
-            let frame = self.frame(&t.key, t.sqp, t.mac, t.pkey, action, regs);
+            let frame = self.frame(&t.key, t.sqp, t.mac, t.pkey, action, t.format, regs);
             self.pending.push(Notification {
                 clock: self.reset_clock + k,
                 frame,
@@ -377,7 +462,8 @@ impl LonghaulModel {
             1 => r.reg(offset::LH_SEV1_ACTION),
             _ => r.reg(offset::LH_SEV2_ACTION),
         };
-        let frame = self.frame(&pkt.key, sqp, pkt.src_mac, pkt.pkey, action, r);
+        let format = notify_format(Ipv6Addr::from(pkt.key.sip), r);
+        let frame = self.frame(&pkt.key, sqp, pkt.src_mac, pkt.pkey, action, format, r);
         self.pending.push(Notification { clock, frame });
         self.tracker[hit.or(free).unwrap()] = Some(Tracked {
             key: pkt.key,
@@ -387,6 +473,7 @@ impl LonghaulModel {
             sqp,
             mac: pkt.src_mac,
             pkey: pkt.pkey,
+            format,
         });
         self.take_token(k, regs.view());
         regs.count(offset::LH_CNP_SENT);
@@ -399,7 +486,9 @@ impl LonghaulModel {
         std::mem::take(&mut self.pending)
     }
 
-    /// The frame for the flow `key` with the action register `action`.
+    /// The frame for the flow `key` with the action register `action` in
+    /// `format` (never the ICMPv6 format to an IPv4 sender).
+    #[allow(clippy::too_many_arguments)]
     fn frame(
         &self,
         key: &FlowKey,
@@ -407,6 +496,7 @@ impl LonghaulModel {
         mac: [u8; 6],
         pkey: u16,
         action: u32,
+        format: NotifyFormat,
         r: &dyn Registers,
     ) -> Frame {
         let options = r.reg(offset::LH_OPTIONS);
@@ -422,21 +512,15 @@ impl LonghaulModel {
             gw_mac_lo[2],
             gw_mac_lo[3],
         ];
-        let (env, longhaul) = match sender.to_ipv4_mapped() {
-            Some(v4) => (
-                Envelope::ipv4(Ipv4Addr::from(r.reg(offset::GW_IPV4)), v4),
-                options & lh_option::IPV4_LONGHAUL != 0,
-            ),
+        let env = match sender.to_ipv4_mapped() {
+            Some(v4) => Envelope::ipv4(Ipv4Addr::from(r.reg(offset::GW_IPV4)), v4),
             None => {
                 let mut a = [0u8; 16];
                 for i in 0..4 {
                     a[4 * i..4 * i + 4]
                         .copy_from_slice(&r.reg(offset::GW_IPV6_0 + 4 * i as u32).to_be_bytes());
                 }
-                (
-                    Envelope::ipv6(Ipv6Addr::from(a), sender),
-                    options & lh_option::IPV6_LONGHAUL != 0,
-                )
+                Envelope::ipv6(Ipv6Addr::from(a), sender)
             }
         };
         let env = env
@@ -451,20 +535,22 @@ impl LonghaulModel {
             metric_type: if hide { 0 } else { metric_type::QUEUE_DEPTH_KB },
             metric_value: if hide { 0 } else { qd_kb },
         };
-        let data = if longhaul {
-            let mut lh = LonghaulRocev2::new(sqp, LonghaulCnp::new(body));
-            lh.pkey = pkey;
-            lh.to_frame(&env).to_bytes()
-        } else if env.is_ipv6() {
-            // LH-15: an IPv6 sender not known to take the RoCEv2 format
-            // gets the ICMPv6 format (LH-13).
-            let mut m = LonghaulIcmpv6::new(LonghaulCnp::new(body));
-            m.icmp_type = (r.reg(offset::LH_ICMPV6_TYPE) & 0xFF) as u8;
-            m.to_frame(&env).expect("an IPv6 envelope").to_bytes()
-        } else {
-            let mut cnp = Cnp::new(sqp);
-            cnp.pkey = pkey;
-            cnp.to_frame(&env).to_bytes()
+        let data = match format {
+            NotifyFormat::LonghaulRocev2 => {
+                let mut lh = LonghaulRocev2::new(sqp, LonghaulCnp::new(body));
+                lh.pkey = pkey;
+                lh.to_frame(&env).to_bytes()
+            }
+            NotifyFormat::LonghaulIcmpv6 => {
+                let mut m = LonghaulIcmpv6::new(LonghaulCnp::new(body));
+                m.icmp_type = (r.reg(offset::LH_ICMPV6_TYPE) & 0xFF) as u8;
+                m.to_frame(&env).expect("an IPv6 envelope").to_bytes()
+            }
+            NotifyFormat::Cnp => {
+                let mut cnp = Cnp::new(sqp);
+                cnp.pkey = pkey;
+                cnp.to_frame(&env).to_bytes()
+            }
         };
         Frame::new(data)
     }

@@ -6,12 +6,20 @@
 //! clocks on the inputs and random backpressure on the outputs. Every
 //! notification — Long-haul CNPs, standard CNPs, Resumes — must come out of
 //! the RTL byte for byte and in the order the model decides them, data must
-//! match frame for frame, and every counter must agree.
+//! match frame for frame, and every counter must agree. Each seed also
+//! programs a random LH-15 format table (prefixes of the flows' senders at
+//! random lengths with random bits past the length, every format including
+//! the reserved one and ICMPv6 on IPv4, invalid entries, lengths above 128),
+//! so senders get the table's format or, unmatched, `LH_OPTIONS`'.
 
 use cngw_model::{Frame, GatewayModel, InPort, OutPort};
+use cngw_packet::cnp::Cnp;
+use cngw_packet::frame::Frame as ParsedFrame;
+use cngw_packet::longhaul_icmpv6::LonghaulIcmpv6;
+use cngw_packet::longhaul_rocev2::LonghaulRocev2;
 use cngw_packet::scapy::{assert_checksums_ok, dissect};
 use cngw_packet::{Ecn, RoceFrameBuilder};
-use cngw_regmap::{feature, flow_command, lh_option, offset};
+use cngw_regmap::{feature, flow_command, format_control, lh_option, offset};
 use cngw_sim::Gateway;
 use cngw_testbench::traffic::random_mix;
 use cngw_testbench::{compare_counters, Bench, Pause};
@@ -82,7 +90,44 @@ fn data_frame(f: &Flow, rng: &mut StdRng) -> Vec<u8> {
         .build()
 }
 
-fn run_seed(seed: u64, idle: f64, backpressure: f64) {
+/// LH-15: a random format table (its own random stream, so the traffic of
+/// a seed stays what it was without one).
+fn random_format_table(b: &mut Bench<Gateway>, m: &mut GatewayModel, flows: &[Flow], seed: u64) {
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x15_15);
+    for i in 0..format_control::ENTRIES {
+        let base = format_control::STRIDE * i as u32;
+        let src = mapped(flows[rng.gen_range(0..flows.len())].src);
+        let ipv4 = src[..12] == Ipv4Addr::UNSPECIFIED.to_ipv6_mapped().octets()[..12];
+        // Mostly long enough to tell the flows' senders apart (they differ
+        // in the last byte), some covering many, a few above 128.
+        let len: u32 = match (rng.gen_range(0..10), ipv4) {
+            (0, _) => rng.gen_range(129..=255),
+            (1..=3, true) => 96 + rng.gen_range(0..=32),
+            (1..=3, false) => rng.gen_range(0..=128),
+            (_, true) => 96 + rng.gen_range(29..=32),
+            (_, false) => rng.gen_range(125..=128),
+        };
+        // Random bits past the length: the gateway ignores them.
+        let addr = u128::from_be_bytes(src);
+        let keep = u128::MAX.checked_shl(128 - len.min(128)).unwrap_or(0);
+        let prefix = (addr & keep) | (rng.gen::<u128>() & !keep);
+        let control = u32::from(rng.gen_bool(0.7))
+            | (rng.gen_range(0..4) << format_control::FORMAT_LSB)
+            | (len << format_control::PREFIX_LEN_LSB);
+        for (w, word) in [96, 64, 32, 0].into_iter().enumerate() {
+            both(
+                b,
+                m,
+                offset::LH_FORMAT0_PREFIX_0 + base + 4 * w as u32,
+                (prefix >> word) as u32,
+            );
+        }
+        both(b, m, offset::LH_FORMAT0_CONTROL + base, control);
+    }
+}
+
+/// Runs one seed; returns the kinds of notification sent ([`kinds_seen`]).
+fn run_seed(seed: u64, idle: f64, backpressure: f64) -> [usize; 3] {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut b = Bench::new(None).unwrap();
     let mut m = GatewayModel::new();
@@ -122,6 +167,7 @@ fn run_seed(seed: u64, idle: f64, backpressure: f64) {
         both(&mut b, &mut m, off, v);
     }
     let flows = flows(&mut rng);
+    random_format_table(&mut b, &mut m, &flows, seed);
     for f in flows.iter().filter(|f| f.sqp.is_some()) {
         let words = |a: [u8; 16]| {
             [0, 1, 2, 3].map(|i| u32::from_be_bytes(a[4 * i..4 * i + 4].try_into().unwrap()))
@@ -290,15 +336,40 @@ fn run_seed(seed: u64, idle: f64, backpressure: f64) {
         );
     }
     let resumes = m.read_register(offset::LH_RESUME_SENT).unwrap();
+    let formats: Vec<String> = flows
+        .iter()
+        .map(|f| format!("{}: {:?}", f.src, m.notify_format(f.src)))
+        .collect();
     eprintln!(
-        "seed {seed}: {} clocks, {} notifications ({} Resumes), suppressed {}, rate-limited {}, no SQP {}",
+        "seed {seed}: {} clocks, {} notifications ({} Resumes), suppressed {}, rate-limited {}, no SQP {}; formats {}",
         b.cycle(),
         want.len(),
         resumes,
         m.read_register(offset::LH_CNP_SUPPRESSED).unwrap(),
         m.read_register(offset::LH_CNP_RATE_LIMITED).unwrap(),
         m.read_register(offset::LH_CNP_NO_SQP).unwrap(),
+        formats.join(", "),
     );
+    kinds_seen(&frames)
+}
+
+/// How many of `frames` are standard CNPs, Long-haul CNPs in RoCEv2 format
+/// and in ICMPv6 format (`LH_ICMPV6_TYPE` at its reset value, 200).
+fn kinds_seen(frames: &[Vec<u8>]) -> [usize; 3] {
+    let mut kinds = [0; 3];
+    for data in frames {
+        let f = ParsedFrame::parse(data).expect("a notification parses");
+        let kind = if LonghaulRocev2::from_frame(&f).is_ok() {
+            1
+        } else if LonghaulIcmpv6::from_frame(&f, 200).is_ok() {
+            2
+        } else {
+            Cnp::from_frame(&f).expect("a standard CNP");
+            0
+        };
+        kinds[kind] += 1;
+    }
+    kinds
 }
 
 #[test]
@@ -310,4 +381,17 @@ fn lh_05_random_congestion_matches_model() {
 fn lh_08_random_congestion_matches_model_with_idle_and_backpressure() {
     run_seed(2, 0.3, 0.3);
     run_seed(3, 0.6, 0.6);
+}
+
+/// More seeds for the format table: together they send every kind.
+#[test]
+fn lh_15_random_format_tables_match_model_with_idle_and_backpressure() {
+    let mut kinds = [0; 3];
+    for (seed, p) in [(4, 0.2), (5, 0.5), (6, 0.0)] {
+        let k = run_seed(seed, p, p);
+        for i in 0..3 {
+            kinds[i] += k[i];
+        }
+    }
+    assert!(kinds.iter().all(|&n| n > 0), "kinds sent: {kinds:?}");
 }

@@ -37,15 +37,22 @@
 //! the last clock with `qd >= k_min`), each clock with no packet decision,
 //! a token and room in the FIFO sends a Resume (`resume_action`) to the
 //! lowest tracked flow and frees its slot. Only tracked flows — those told
-//! to slow down — get one.
+//! to slow down — get one, in the format of their last notification; a
+//! flow told with a standard CNP, which cannot say Resume (another would
+//! cut its rate again), leaves the tracker on such a clock without a frame,
+//! a token or room in the FIFO.
 //!
 //! Bodies (LH-12): Congestion Level, action, parameter from the action
 //! register (`level` 31..24, `action` 23..22, `parameter` 15..0), Source QP
 //! = the flow's, Metric Type 1 and Value `qd_kb` — both zero with
-//! `hide_metric` (LH-14). Kind (LH-15): Long-haul RoCEv2 format when the
-//! sender's family is enabled (`ipv4_longhaul`, `ipv6_longhaul`), else the
-//! Long-haul ICMPv6 format to an IPv6 sender and a standard CNP to an IPv4
-//! sender; the tracker and the rate limit apply the same way.
+//! `hide_metric` (LH-14). Kind (LH-15): when the format table matched the
+//! sender (`res_fmt_hit`), its format (`res_fmt`: 0 standard CNP, 1
+//! Long-haul RoCEv2 format, 2 Long-haul ICMPv6 format — a standard CNP to
+//! an IPv4 sender); otherwise the Long-haul RoCEv2 format when the sender's
+//! family is enabled (`ipv4_longhaul`, `ipv6_longhaul`), else the Long-haul
+//! ICMPv6 format to an IPv6 sender and a standard CNP to an IPv4 sender.
+//! The tracker keeps the kind for the flow's Resume; the tracker and the
+//! rate limit apply the same way to every kind.
 //!
 //! Token bucket (LH-08): `bucket_depth` tokens (1..8) after reset; while the
 //! bucket is not full, one more every `refill_clocks` clocks, counted from
@@ -64,7 +71,7 @@ pub const TRACKER_SLOTS: usize = 8;
 pub const JOB_FIFO_DEPTH: usize = 8;
 
 /// Packing of a job in the FIFO.
-pub const JOB_BITS: usize = 314;
+pub const JOB_BITS: usize = 315;
 
 #[derive(LogicBlock)]
 pub struct LhController {
@@ -110,6 +117,9 @@ pub struct LhController {
     /// The packet's source MAC: the previous hop.
     pub res_src_mac: Signal<In, Bits<48>>,
     pub res_pkey: Signal<In, Bits<16>>,
+    /// LH-15: the format table matched the sender, and the format it says.
+    pub res_fmt_hit: Signal<In, Bit>,
+    pub res_fmt: Signal<In, Bits<2>>,
     /// Jobs for `NotifyBuilder` (its `job_*` inputs).
     pub job_valid: Signal<Out, Bit>,
     pub job_ready: Signal<In, Bit>,
@@ -131,8 +141,7 @@ pub struct LhController {
     /// Congested packets of flows whose rate already fell (LH-10).
     pub deferred: Signal<Out, Bits<32>>,
     slot_number: Vec<Constant<Bits<3>>>,
-    bit312: Constant<Bits<314>>,
-    bit313: Constant<Bits<314>>,
+    bit312: Constant<Bits<315>>,
     // Tracker.
     trk_valid: Vec<DFF<Bit>>,
     trk_location: Vec<DFF<Bits<16>>>,
@@ -144,8 +153,9 @@ pub struct LhController {
     trk_mac: Vec<DFF<Bits<48>>>,
     trk_sqp: Vec<DFF<Bits<24>>>,
     trk_pkey: Vec<DFF<Bits<16>>>,
+    trk_kind: Vec<DFF<Bits<2>>>,
     // Job FIFO.
-    fifo: Vec<DFF<Bits<314>>>,
+    fifo: Vec<DFF<Bits<315>>>,
     fifo_wptr: DFF<Bits<3>>,
     fifo_rptr: DFF<Bits<3>>,
     fifo_count: DFF<Bits<4>>,
@@ -182,6 +192,7 @@ pub struct LhController {
     send_slot: Signal<Local, Bits<3>>,
     resume_due: Signal<Local, Bit>,
     send_resume: Signal<Local, Bit>,
+    release_resume: Signal<Local, Bit>,
     metric: Signal<Local, Bits<32>>,
     body: Signal<Local, Bits<96>>,
     body_resume: Signal<Local, Bits<96>>,
@@ -190,15 +201,15 @@ pub struct LhController {
     resume_mac: Signal<Local, Bits<48>>,
     resume_sqp: Signal<Local, Bits<24>>,
     resume_pkey: Signal<Local, Bits<16>>,
+    resume_kind: Signal<Local, Bits<2>>,
     sqp_lanes: Signal<Local, Bits<32>>,
     resume_sqp_lanes: Signal<Local, Bits<32>>,
     metric_lanes: Signal<Local, Bits<32>>,
     param_lanes: Signal<Local, Bits<16>>,
     resume_param_lanes: Signal<Local, Bits<16>>,
-    longhaul: Signal<Local, Bit>,
-    resume_longhaul: Signal<Local, Bit>,
-    job_in: Signal<Local, Bits<314>>,
-    job_out: Signal<Local, Bits<314>>,
+    kind: Signal<Local, Bits<2>>,
+    job_in: Signal<Local, Bits<315>>,
+    job_out: Signal<Local, Bits<315>>,
     push: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
@@ -236,6 +247,7 @@ impl Logic for LhController {
             self.trk_mac[i].clock.next = self.clock.val();
             self.trk_sqp[i].clock.next = self.clock.val();
             self.trk_pkey[i].clock.next = self.clock.val();
+            self.trk_kind[i].clock.next = self.clock.val();
             self.trk_valid[i].d.next = self.trk_valid[i].q.val();
             self.trk_location[i].d.next = self.trk_location[i].q.val();
             self.trk_time[i].d.next = self.trk_time[i].q.val();
@@ -246,6 +258,7 @@ impl Logic for LhController {
             self.trk_mac[i].d.next = self.trk_mac[i].q.val();
             self.trk_sqp[i].d.next = self.trk_sqp[i].q.val();
             self.trk_pkey[i].d.next = self.trk_pkey[i].q.val();
+            self.trk_kind[i].d.next = self.trk_kind[i].q.val();
         }
         for i in 0..JOB_FIFO_DEPTH {
             self.fifo[i].clock.next = self.clock.val();
@@ -271,6 +284,7 @@ impl Logic for LhController {
         self.resume_mac.next = 0.into();
         self.resume_sqp.next = 0.into();
         self.resume_pkey.next = 0.into();
+        self.resume_kind.next = 0.into();
         // (Only a packet decision or a possible Resume looks: a simulator
         // then skips the loop on other clocks.)
         if self.res_valid.val() | (self.qd.val() < self.k_min.val()) {
@@ -297,6 +311,7 @@ impl Logic for LhController {
                     self.resume_mac.next = self.trk_mac[i].q.val();
                     self.resume_sqp.next = self.trk_sqp[i].q.val();
                     self.resume_pkey.next = self.trk_pkey[i].q.val();
+                    self.resume_kind.next = self.trk_kind[i].q.val();
                 }
             }
         }
@@ -364,15 +379,40 @@ impl Logic for LhController {
             & ((self.now_us.val() - self.above_since_us.q.val()) >= self.rtt_us.val());
         self.send_resume.next = self.resume_due.val()
             & self.tracked.val()
+            & (self.resume_kind.val() != 0)
             & self.can_send.val()
+            & !(self.res_valid.val() & self.congested.val());
+        // A flow told with a standard CNP leaves without a frame.
+        self.release_resume.next = self.resume_due.val()
+            & self.tracked.val()
+            & (self.resume_kind.val() == 0)
             & !(self.res_valid.val() & self.congested.val());
         if self.send_resume.val() {
             self.resume_count.d.next = self.resume_count.q.val() + 1;
         }
 
-        // Tracker update (only when something is sent: a simulator then
-        // skips the loop on other clocks).
-        if self.send_cnp.val() | self.send_resume.val() {
+        // LH-15: the kind of this packet's notification.
+        self.kind.next = 0.into();
+        if self.res_valid.val() {
+            if self.res_ipv6.val() {
+                self.kind.next = 2.into();
+            }
+            if (self.res_ipv6.val() & self.ipv6_longhaul.val())
+                | (!self.res_ipv6.val() & self.ipv4_longhaul.val())
+            {
+                self.kind.next = 1.into();
+            }
+            if self.res_fmt_hit.val() {
+                self.kind.next = self.res_fmt.val();
+                if !self.res_ipv6.val() & (self.res_fmt.val() == 2) {
+                    self.kind.next = 0.into();
+                }
+            }
+        }
+
+        // Tracker update (only when something is sent or released: a
+        // simulator then skips the loop on other clocks).
+        if self.send_cnp.val() | self.send_resume.val() | self.release_resume.val() {
             for i in 0..TRACKER_SLOTS {
                 if self.send_cnp.val() & (self.send_slot.val().index() == i) {
                     self.trk_valid[i].d.next = true;
@@ -385,8 +425,11 @@ impl Logic for LhController {
                     self.trk_mac[i].d.next = self.res_src_mac.val();
                     self.trk_sqp[i].d.next = self.res_sqp.val();
                     self.trk_pkey[i].d.next = self.res_pkey.val();
+                    self.trk_kind[i].d.next = self.kind.val();
                 }
-                if self.send_resume.val() & (self.tracked_slot.val().index() == i) {
+                if (self.send_resume.val() | self.release_resume.val())
+                    & (self.tracked_slot.val().index() == i)
+                {
                     self.trk_valid[i].d.next = false;
                 }
             }
@@ -401,8 +444,6 @@ impl Logic for LhController {
         self.resume_param_lanes.next = 0.into();
         self.body.next = 0.into();
         self.body_resume.next = 0.into();
-        self.longhaul.next = false;
-        self.resume_longhaul.next = false;
         self.job_in.next = 0.into();
         if self.push.val() {
             // Bodies in wire order (narrow results in their own width).
@@ -435,35 +476,27 @@ impl Logic for LhController {
                 | (bit_cast::<96, 16>(self.resume_param_lanes.val()) << 16)
                 | (bit_cast::<96, 32>(self.resume_sqp_lanes.val()) << 32)
                 | (bit_cast::<96, 32>(self.metric_lanes.val()) << 64);
-            self.longhaul.next = (self.res_ipv6.val() & self.ipv6_longhaul.val())
-                | (!self.res_ipv6.val() & self.ipv4_longhaul.val());
-            self.resume_longhaul.next = (self.resume_ipv6.val() & self.ipv6_longhaul.val())
-                | (!self.resume_ipv6.val() & self.ipv4_longhaul.val());
 
             // Job packing: ip [127:0], mac [175:128], dqp [199:176],
-            // pkey [215:200], body [311:216], ipv6 [312], longhaul [313].
-            self.job_in.next = bit_cast::<314, 128>(self.res_src_ip.val())
-                | (bit_cast::<314, 48>(self.res_src_mac.val()) << 128)
-                | (bit_cast::<314, 24>(self.res_sqp.val()) << 176)
-                | (bit_cast::<314, 16>(self.res_pkey.val()) << 200)
-                | (bit_cast::<314, 96>(self.body.val()) << 216);
+            // pkey [215:200], body [311:216], ipv6 [312], kind [314:313].
+            self.job_in.next = bit_cast::<315, 128>(self.res_src_ip.val())
+                | (bit_cast::<315, 48>(self.res_src_mac.val()) << 128)
+                | (bit_cast::<315, 24>(self.res_sqp.val()) << 176)
+                | (bit_cast::<315, 16>(self.res_pkey.val()) << 200)
+                | (bit_cast::<315, 96>(self.body.val()) << 216)
+                | (bit_cast::<315, 2>(self.kind.val()) << 313);
             if self.res_ipv6.val() {
                 self.job_in.next = self.job_in.val() | self.bit312.val();
             }
-            if self.longhaul.val() {
-                self.job_in.next = self.job_in.val() | self.bit313.val();
-            }
             if self.send_resume.val() {
-                self.job_in.next = bit_cast::<314, 128>(self.resume_ip.val())
-                    | (bit_cast::<314, 48>(self.resume_mac.val()) << 128)
-                    | (bit_cast::<314, 24>(self.resume_sqp.val()) << 176)
-                    | (bit_cast::<314, 16>(self.resume_pkey.val()) << 200)
-                    | (bit_cast::<314, 96>(self.body_resume.val()) << 216);
+                self.job_in.next = bit_cast::<315, 128>(self.resume_ip.val())
+                    | (bit_cast::<315, 48>(self.resume_mac.val()) << 128)
+                    | (bit_cast::<315, 24>(self.resume_sqp.val()) << 176)
+                    | (bit_cast::<315, 16>(self.resume_pkey.val()) << 200)
+                    | (bit_cast::<315, 96>(self.body_resume.val()) << 216)
+                    | (bit_cast::<315, 2>(self.resume_kind.val()) << 313);
                 if self.resume_ipv6.val() {
                     self.job_in.next = self.job_in.val() | self.bit312.val();
-                }
-                if self.resume_longhaul.val() {
-                    self.job_in.next = self.job_in.val() | self.bit313.val();
                 }
             }
         }
@@ -492,15 +525,7 @@ impl Logic for LhController {
         self.job_pkey.next = self.job_out.val().get_bits::<16>(200);
         self.job_body.next = self.job_out.val().get_bits::<96>(216);
         self.job_ipv6.next = self.job_out.val().get_bit(312);
-        // Kind: Long-haul RoCEv2 format (1) where the family accepts it,
-        // else the ICMPv6 format (2) for IPv6 and a standard CNP (0) for IPv4.
-        self.job_kind.next = 0.into();
-        if self.job_out.val().get_bit(312) {
-            self.job_kind.next = 2.into();
-        }
-        if self.job_out.val().get_bit(313) {
-            self.job_kind.next = 1.into();
-        }
+        self.job_kind.next = self.job_out.val().get_bits::<2>(313);
         if self.push.val() {
             self.fifo_wptr.d.next = self.fifo_wptr.q.val() + 1;
         }
@@ -604,6 +629,8 @@ impl Default for LhController {
             res_ipv6: Default::default(),
             res_src_mac: Default::default(),
             res_pkey: Default::default(),
+            res_fmt_hit: Default::default(),
+            res_fmt: Default::default(),
             job_valid: Default::default(),
             job_ready: Default::default(),
             job_kind: Default::default(),
@@ -624,8 +651,7 @@ impl Default for LhController {
             slot_number: (0..TRACKER_SLOTS as u64)
                 .map(|i| Constant::new(i.to_bits()))
                 .collect(),
-            bit312: Constant::new(bit_cast::<314, 1>(bits::<1>(1)) << 312),
-            bit313: Constant::new(bit_cast::<314, 1>(bits::<1>(1)) << 313),
+            bit312: Constant::new(bit_cast::<315, 1>(bits::<1>(1)) << 312),
             trk_valid: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
             trk_location: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
             trk_time: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
@@ -636,6 +662,7 @@ impl Default for LhController {
             trk_mac: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
             trk_sqp: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
             trk_pkey: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            trk_kind: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
             fifo: (0..JOB_FIFO_DEPTH).map(|_| Default::default()).collect(),
             fifo_wptr: Default::default(),
             fifo_rptr: Default::default(),
@@ -669,6 +696,7 @@ impl Default for LhController {
             send_slot: Default::default(),
             resume_due: Default::default(),
             send_resume: Default::default(),
+            release_resume: Default::default(),
             metric: Default::default(),
             body: Default::default(),
             body_resume: Default::default(),
@@ -677,13 +705,13 @@ impl Default for LhController {
             resume_mac: Default::default(),
             resume_sqp: Default::default(),
             resume_pkey: Default::default(),
+            resume_kind: Default::default(),
             sqp_lanes: Default::default(),
             resume_sqp_lanes: Default::default(),
             metric_lanes: Default::default(),
             param_lanes: Default::default(),
             resume_param_lanes: Default::default(),
-            longhaul: Default::default(),
-            resume_longhaul: Default::default(),
+            kind: Default::default(),
             job_in: Default::default(),
             job_out: Default::default(),
             push: Default::default(),

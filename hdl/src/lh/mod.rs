@@ -1,8 +1,11 @@
-//! The Long-haul CNP second level (LH-05..LH-10): queue-depth arithmetic
-//! and the per-port controller that picks flows, actions and rate limits.
+//! The Long-haul CNP second level (LH-05..LH-10, LH-15): queue-depth
+//! arithmetic, the per-port controller that picks flows, actions and rate
+//! limits, and the format table that says which format a sender accepts.
 pub mod controller;
+pub mod format_table;
 pub mod queue_kb;
 pub mod queue_meter;
 pub use controller::LhController;
+pub use format_table::FormatTable;
 pub use queue_kb::QueueKb;
 pub use queue_meter::QueueMeter;
