@@ -58,6 +58,8 @@ pub enum DeviceError {
     Flow(#[from] FlowError),
     #[error(transparent)]
     SecondLevel(#[from] SecondLevelError),
+    #[error(transparent)]
+    Extension(#[from] crate::extension::ExtensionError),
 }
 
 /// The VERSION register: major in bits 31..16, minor in 15..0.

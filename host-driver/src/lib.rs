@@ -7,12 +7,14 @@
 //! - [`device`]: the typed API over any bus; [`thresholds`]: LH-03 K_min/K_max;
 //!   [`flows`]: the flow table (look-up, static entries, delete, iteration);
 //!   [`longhaul`]: the Long-haul CNP second level and the gateway's addresses;
+//!   [`extension`]: the Long-haul CNP's extension objects and time of day;
 //!   [`config`]: TOML settings validated into a write plan; [`units`]:
 //!   parsing of rates, durations and byte sizes.
 
 pub mod bus;
 pub mod config;
 pub mod device;
+pub mod extension;
 pub mod flows;
 pub mod longhaul;
 pub mod mem;
@@ -25,6 +27,7 @@ pub mod units;
 pub use bus::{BusError, RegisterBus};
 pub use config::{apply, apply_config, Config, ConfigError, Plan};
 pub use device::{Capabilities, Device, DeviceError, Version};
+pub use extension::{ExtensionError, ExtensionObjects};
 pub use flows::{flow_key, FlowEntry, FlowError, FlowKey, FlowTable};
 pub use longhaul::{GatewayAddresses, SecondLevel, SecondLevelError};
 pub use mem::MemBus;

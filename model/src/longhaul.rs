@@ -11,15 +11,25 @@
 //! The model is told those clocks ([`LonghaulModel::decide`],
 //! [`LonghaulModel::queue_depth_changed`]) and produces the notification
 //! frames in the order the RTL sends them, with the clock of each decision.
+//!
+//! Extension objects (LH-12, LH-13): with any object enabled in
+//! `LH_EXT_CONTROL`, Long-haul CNPs of both formats carry the extension
+//! structure [`extension`] builds from the registers; the timestamp object
+//! holds the gateway's time of day in the clock the notification was
+//! decided in ([`time_of_day`]): the base the host set with
+//! `LH_TOD_CONTROL.set` plus the uptime, `k * LH_TOD_INCREMENT` units of
+//! 2^-56 s after reset (the model takes the increment as unchanged since
+//! reset: it has no clock for register writes).
 
 use crate::Frame;
 use cngw_packet::cnp::Cnp;
 use cngw_packet::envelope::Envelope;
 use cngw_packet::flow_key::FlowKey;
+use cngw_packet::icmp_extension::{ExtensionStructure, LonghaulObject, C_TYPE_DEVICE_ID};
 use cngw_packet::longhaul::{metric_type, Action, LonghaulBody, LonghaulCnp};
 use cngw_packet::longhaul_icmpv6::LonghaulIcmpv6;
 use cngw_packet::longhaul_rocev2::LonghaulRocev2;
-use cngw_regmap::{lh_option, offset};
+use cngw_regmap::{ext_control, lh_option, offset, tod_control};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// Notified flows the RTL tracks per port.
@@ -80,6 +90,54 @@ pub struct LonghaulModel {
     /// it took effect: the queue-growth samples (LH-02) read it.
     depth_history: Vec<(u64, u32)>,
     pending: Vec<Notification>,
+    /// The time-of-day base (NTP) of the last `LH_TOD_CONTROL.set`.
+    tod_base: u64,
+}
+
+/// The gateway's time of day (NTP 32.32) in clock `k` after reset: `base`
+/// plus the uptime, which gains `increment` units of 2^-56 s every clock
+/// (an 88-bit counter whose bits 87..24 are the NTP time).
+pub fn time_of_day(k: u64, increment: u32, base: u64) -> u64 {
+    let uptime = (k as u128 * increment as u128) >> tod_control::INCREMENT_EXTRA_BITS;
+    base.wrapping_add(uptime as u64)
+}
+
+/// The extension structure of Long-haul CNPs the registers ask for
+/// (`LH_EXT_*`), with `timestamp` in the timestamp object; `None` when no
+/// object is enabled (the draft: the Extension Header is then omitted).
+/// Objects in C-Type order: timestamp, device identifier, path
+/// identifier; identifier lengths above 16 and 8 bytes send 16 and 8.
+pub fn extension(r: &dyn Registers, timestamp: u64) -> Option<ExtensionStructure> {
+    let control = r.reg(offset::LH_EXT_CONTROL);
+    let class_num = (control >> ext_control::CLASS_NUM_LSB) as u8;
+    let mut objects = Vec::new();
+    if control & ext_control::TIMESTAMP != 0 {
+        objects.push(LonghaulObject::Timestamp(timestamp));
+    }
+    if control & ext_control::DEVICE_ID != 0 {
+        let len = ((control >> ext_control::DEVICE_ID_LEN_LSB) & 0x1F) as usize;
+        let mut id: Vec<u8> = (0..4)
+            .flat_map(|i| r.reg(offset::LH_EXT_DEVICE_ID_0 + 4 * i).to_be_bytes())
+            .collect();
+        id.truncate(len.min(ext_control::DEVICE_ID_MAX));
+        objects.push(match String::from_utf8(id) {
+            Ok(text) => LonghaulObject::DeviceId(text),
+            // The registers may hold any bytes; the hardware sends them.
+            Err(e) => LonghaulObject::Other {
+                c_type: C_TYPE_DEVICE_ID,
+                payload: e.into_bytes(),
+            },
+        });
+    }
+    if control & ext_control::PATH_ID != 0 {
+        let len = ((control >> ext_control::PATH_ID_LEN_LSB) & 0xF) as usize;
+        let mut id: Vec<u8> = (0..2)
+            .flat_map(|i| r.reg(offset::LH_EXT_PATH_ID_0 + 4 * i).to_be_bytes())
+            .collect();
+        id.truncate(len.min(ext_control::PATH_ID_MAX));
+        objects.push(LonghaulObject::PathId(id));
+    }
+    (!objects.is_empty()).then(|| ExtensionStructure::from_longhaul(class_num, &objects))
 }
 
 fn now_us(k: u64, regs: &dyn Registers) -> u32 {
@@ -101,6 +159,16 @@ impl LonghaulModel {
 
     fn k(&self, clock: u64) -> u64 {
         clock.saturating_sub(self.reset_clock)
+    }
+
+    /// `LH_TOD_CONTROL.set`: the time of day becomes uptime + `base`.
+    pub fn set_time_of_day_base(&mut self, base: u64) {
+        self.tod_base = base;
+    }
+
+    /// The time of day in clock `k` after reset.
+    fn tod(&self, k: u64, r: &dyn Registers) -> u64 {
+        time_of_day(k, r.reg(offset::LH_TOD_INCREMENT), self.tod_base)
     }
 
     /// Tokens at clock `k` (refills since the last event added, capped).
@@ -165,7 +233,7 @@ impl LonghaulModel {
             let slot = self.tracker.iter().position(|t| t.is_some()).unwrap();
             let t = self.tracker[slot].take().unwrap();
             let action = regs.reg(offset::LH_RESUME_ACTION);
-            let frame = self.frame(&t.key, t.sqp, t.mac, t.pkey, action, regs);
+            let frame = self.frame(&t.key, t.sqp, t.mac, t.pkey, action, k, regs);
             self.pending.push(Notification {
                 clock: self.reset_clock + k,
                 frame,
@@ -282,7 +350,7 @@ impl LonghaulModel {
             1 => r.reg(offset::LH_SEV1_ACTION),
             _ => r.reg(offset::LH_SEV2_ACTION),
         };
-        let frame = self.frame(&pkt.key, sqp, pkt.src_mac, pkt.pkey, action, r);
+        let frame = self.frame(&pkt.key, sqp, pkt.src_mac, pkt.pkey, action, k, r);
         self.pending.push(Notification { clock, frame });
         self.tracker[hit.or(free).unwrap()] = Some(Tracked {
             key: pkt.key,
@@ -304,7 +372,9 @@ impl LonghaulModel {
         std::mem::take(&mut self.pending)
     }
 
-    /// The frame for the flow `key` with the action register `action`.
+    /// The frame for the flow `key` with the action register `action`,
+    /// decided in clock `k` after reset.
+    #[allow(clippy::too_many_arguments)]
     fn frame(
         &self,
         key: &FlowKey,
@@ -312,6 +382,7 @@ impl LonghaulModel {
         mac: [u8; 6],
         pkey: u16,
         action: u32,
+        k: u64,
         r: &dyn Registers,
     ) -> Frame {
         let options = r.reg(offset::LH_OPTIONS);
@@ -356,14 +427,20 @@ impl LonghaulModel {
             metric_type: if hide { 0 } else { metric_type::QUEUE_DEPTH_KB },
             metric_value: if hide { 0 } else { qd_kb },
         };
+        // LH-12/LH-13: the optional extension objects (both Long-haul
+        // formats; a standard CNP never has them).
+        let cnp = LonghaulCnp {
+            body,
+            extension: extension(r, self.tod(k, r)),
+        };
         let data = if longhaul {
-            let mut lh = LonghaulRocev2::new(sqp, LonghaulCnp::new(body));
+            let mut lh = LonghaulRocev2::new(sqp, cnp);
             lh.pkey = pkey;
             lh.to_frame(&env).to_bytes()
         } else if env.is_ipv6() {
             // LH-15: an IPv6 sender not known to take the RoCEv2 format
             // gets the ICMPv6 format (LH-13).
-            let mut m = LonghaulIcmpv6::new(LonghaulCnp::new(body));
+            let mut m = LonghaulIcmpv6::new(cnp);
             m.icmp_type = (r.reg(offset::LH_ICMPV6_TYPE) & 0xFF) as u8;
             m.to_frame(&env).expect("an IPv6 envelope").to_bytes()
         } else {

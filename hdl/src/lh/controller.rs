@@ -98,6 +98,9 @@ pub struct LhController {
     /// The packet's source MAC: the previous hop.
     pub res_src_mac: Signal<In, Bits<48>>,
     pub res_pkey: Signal<In, Bits<16>>,
+    /// Time of day (NTP): a job carries that of the clock it is decided in
+    /// (LH-12/LH-13 timestamp object).
+    pub tod: Signal<In, Bits<64>>,
     /// Jobs for `NotifyBuilder` (its `job_*` inputs).
     pub job_valid: Signal<Out, Bit>,
     pub job_ready: Signal<In, Bit>,
@@ -108,6 +111,7 @@ pub struct LhController {
     pub job_dqp: Signal<Out, Bits<24>>,
     pub job_pkey: Signal<Out, Bits<16>>,
     pub job_body: Signal<Out, Bits<96>>,
+    pub job_timestamp: Signal<Out, Bits<64>>,
     pub cnp_sent: Signal<Out, Bits<32>>,
     pub resume_sent: Signal<Out, Bits<32>>,
     pub suppressed: Signal<Out, Bits<32>>,
@@ -130,6 +134,8 @@ pub struct LhController {
     trk_pkey: Vec<DFF<Bits<16>>>,
     // Job FIFO.
     fifo: Vec<DFF<Bits<314>>>,
+    /// The jobs' decision times, beside `fifo`.
+    fifo_tod: Vec<DFF<Bits<64>>>,
     fifo_wptr: DFF<Bits<3>>,
     fifo_rptr: DFF<Bits<3>>,
     fifo_count: DFF<Bits<4>>,
@@ -230,6 +236,8 @@ impl Logic for LhController {
         for i in 0..JOB_FIFO_DEPTH {
             self.fifo[i].clock.next = self.clock.val();
             self.fifo[i].d.next = self.fifo[i].q.val();
+            self.fifo_tod[i].clock.next = self.clock.val();
+            self.fifo_tod[i].d.next = self.fifo_tod[i].q.val();
         }
 
         self.congested.next =
@@ -446,10 +454,12 @@ impl Logic for LhController {
 
         // FIFO.
         self.job_out.next = 0.into();
+        self.job_timestamp.next = 0.into();
         if self.fifo_count.q.val() != 0 {
             for i in 0..JOB_FIFO_DEPTH {
                 if self.fifo_rptr.q.val().index() == i {
                     self.job_out.next = self.fifo[i].q.val();
+                    self.job_timestamp.next = self.fifo_tod[i].q.val();
                 }
             }
         }
@@ -457,6 +467,7 @@ impl Logic for LhController {
             for i in 0..JOB_FIFO_DEPTH {
                 if self.fifo_wptr.q.val().index() == i {
                     self.fifo[i].d.next = self.job_in.val();
+                    self.fifo_tod[i].d.next = self.tod.val();
                 }
             }
         }
@@ -573,6 +584,7 @@ impl Default for LhController {
             res_ipv6: Default::default(),
             res_src_mac: Default::default(),
             res_pkey: Default::default(),
+            tod: Default::default(),
             job_valid: Default::default(),
             job_ready: Default::default(),
             job_kind: Default::default(),
@@ -582,6 +594,7 @@ impl Default for LhController {
             job_dqp: Default::default(),
             job_pkey: Default::default(),
             job_body: Default::default(),
+            job_timestamp: Default::default(),
             cnp_sent: Default::default(),
             resume_sent: Default::default(),
             suppressed: Default::default(),
@@ -604,6 +617,7 @@ impl Default for LhController {
             trk_sqp: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
             trk_pkey: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
             fifo: (0..JOB_FIFO_DEPTH).map(|_| Default::default()).collect(),
+            fifo_tod: (0..JOB_FIFO_DEPTH).map(|_| Default::default()).collect(),
             fifo_wptr: Default::default(),
             fifo_rptr: Default::default(),
             fifo_count: Default::default(),

@@ -2,5 +2,7 @@
 //! and the per-port controller that picks flows, actions and rate limits.
 pub mod controller;
 pub mod queue_kb;
+pub mod time_of_day;
 pub use controller::LhController;
 pub use queue_kb::QueueKb;
+pub use time_of_day::TimeOfDay;
