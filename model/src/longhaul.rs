@@ -466,3 +466,82 @@ pub trait RegistersMut {
     /// A status register the gateway drives.
     fn set(&mut self, offset: u32, value: u32);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cngw_packet::icmp_extension::{ExtensionObject, C_TYPE_PATH_ID, C_TYPE_TIMESTAMP};
+    use cngw_regmap::{by_offset, tod_control};
+    use std::collections::BTreeMap;
+
+    struct Regs(BTreeMap<u32, u32>);
+    impl Registers for Regs {
+        fn reg(&self, offset: u32) -> u32 {
+            self.0
+                .get(&offset)
+                .copied()
+                .unwrap_or_else(|| by_offset(offset).unwrap().reset)
+        }
+    }
+
+    /// The registers' objects, in C-Type order; lengths past the
+    /// registers capped at 16 and 8 bytes; bytes that are not UTF-8 sent
+    /// as they are; nothing when no object is enabled (reset).
+    #[test]
+    fn lh_12_extension_objects_come_from_the_registers() {
+        let mut r = Regs(BTreeMap::new());
+        assert_eq!(extension(&r, 5), None, "no extension after reset");
+        r.0.insert(offset::LH_EXT_DEVICE_ID_0, u32::from_be_bytes(*b"gw-p"));
+        r.0.insert(offset::LH_EXT_DEVICE_ID_1, u32::from_be_bytes(*b"aris"));
+        r.0.insert(offset::LH_EXT_DEVICE_ID_2, u32::from_be_bytes(*b"-1xy"));
+        r.0.insert(offset::LH_EXT_DEVICE_ID_3, 0xFFFF_FFFF);
+        r.0.insert(offset::LH_EXT_PATH_ID_0, 0x0A0B_0C0D);
+        r.0.insert(offset::LH_EXT_PATH_ID_1, 0x0102_0304);
+        r.0.insert(offset::LH_EXT_CONTROL, 0x0F0A_F707);
+        let e = extension(&r, 0x1122_3344_5566_7788).unwrap();
+        assert_eq!(
+            e,
+            ExtensionStructure::from_longhaul(
+                247,
+                &[
+                    LonghaulObject::Timestamp(0x1122_3344_5566_7788),
+                    LonghaulObject::DeviceId("gw-paris-1".into()),
+                    LonghaulObject::PathId(vec![10, 11, 12, 13, 1, 2, 3, 4]),
+                ]
+            )
+        );
+        assert_eq!(e.len(), 4 + 12 + 16 + 12);
+        // Device identifier length 31: 16 bytes, the last four 0xFF.
+        r.0.insert(offset::LH_EXT_CONTROL, 0x001F_0102);
+        let e = extension(&r, 0).unwrap();
+        let mut id = b"gw-paris-1xy".to_vec();
+        id.extend([0xFF; 4]);
+        assert_eq!(
+            e.objects,
+            [ExtensionObject {
+                class_num: 1,
+                c_type: C_TYPE_DEVICE_ID,
+                payload: id
+            }]
+        );
+        r.0.insert(offset::LH_EXT_CONTROL, 0x0000_0005);
+        let e = extension(&r, 7).unwrap();
+        assert_eq!(
+            e.objects.iter().map(|o| o.c_type).collect::<Vec<_>>(),
+            [C_TYPE_TIMESTAMP, C_TYPE_PATH_ID]
+        );
+        assert_eq!(e.objects[1].payload, Vec::<u8>::new(), "length 0");
+    }
+
+    /// The time of day: base + floor(k * increment / 2^24), modulo 2^64.
+    #[test]
+    fn lh_12_time_of_day_is_base_plus_clocks_times_increment() {
+        let inc = tod_control::DEFAULT_INCREMENT;
+        assert_eq!(time_of_day(0, inc, 42), 42);
+        // 322,265,625 clocks of 322.265625 MHz: one second (within 1 ns).
+        let t = time_of_day(322_265_625, inc, 0);
+        assert_eq!(t >> 32, 1);
+        assert!((t & 0xFFFF_FFFF) < 5 || (t & 0xFFFF_FFFF) > 0xFFFF_FFFA, "{t:#x}");
+        assert_eq!(time_of_day(3, 1 << 24, u64::MAX), 2, "wraps");
+    }
+}
