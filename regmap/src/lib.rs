@@ -882,6 +882,31 @@ mod tests {
     fn hw_04_every_feature_is_off_after_reset() {
         assert_eq!(by_name("feature_enable").unwrap().reset, 0);
         assert_eq!(by_name("learn_control").unwrap().reset, 0);
+        // LH-12/LH-13: no extension object (no extension structure).
+        let ext = by_name("LH_EXT_CONTROL").unwrap();
+        let objects = ext_control::TIMESTAMP | ext_control::DEVICE_ID | ext_control::PATH_ID;
+        assert_eq!(ext.reset & objects, 0);
+        assert_eq!(ext.field("class_num").unwrap().lsb, ext_control::CLASS_NUM_LSB);
+        assert_eq!(ext.reset >> ext_control::CLASS_NUM_LSB, 247);
+    }
+
+    #[test]
+    fn lh_12_time_of_day_increment_is_rounded_2_pow_56_over_the_clock() {
+        assert_eq!(tod_control::DEFAULT_INCREMENT, 223_596_898);
+        assert_eq!(
+            by_name("LH_TOD_INCREMENT").unwrap().reset,
+            tod_control::DEFAULT_INCREMENT
+        );
+        // 1 GHz: 2^56 / 1e9 = 72,057,594.04 -> 72,057,594.
+        assert_eq!(tod_control::increment_for(1_000_000_000), 72_057_594);
+        // 2^24 Hz is exactly 2^32: one past what the register holds.
+        assert_eq!(tod_control::increment_for(1 << 24), 1 << 32);
+        let ext = by_name("LH_EXT_CONTROL").unwrap();
+        assert_eq!(ext.field("device_id_len").unwrap().lsb, ext_control::DEVICE_ID_LEN_LSB);
+        assert_eq!(ext.field("path_id_len").unwrap().lsb, ext_control::PATH_ID_LEN_LSB);
+        let tod = by_name("LH_TOD_CONTROL").unwrap();
+        assert_eq!(tod.field("capture").unwrap().mask(), tod_control::CAPTURE);
+        assert_eq!(tod.field("set").unwrap().mask(), tod_control::SET);
     }
 
     #[test]

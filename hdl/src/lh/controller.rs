@@ -47,6 +47,10 @@
 //! rests while the bucket is full, so the timing never depends on when the
 //! registers were written).
 //!
+//! Timestamp (LH-12, LH-13): each job carries `tod`, the time of day of the
+//! clock it is decided in (a packet's or a Resume's), on `job_timestamp`,
+//! for the extension's timestamp object.
+//!
 //! Times are in microseconds from `now_us`; comparisons are modulo 2^32.
 //! Latency: a decision is registered one clock after `res_valid` and the
 //! job is in the FIFO (visible on `job_valid`) the clock after.

@@ -225,8 +225,14 @@ mod tests {
         // One second of the 100GbE MAC clock: 1.0 s within 1 ns.
         let one_second = uptime(322_265_625, inc);
         let ns = |ntp: u64| (ntp as u128 * 1_000_000_000) >> 32;
-        assert!((ns(one_second) as i128 - 1_000_000_000).abs() <= 1, "{one_second:#x}");
-        assert_eq!(uptime(u64::MAX, u32::MAX), ((u64::MAX as u128 * u32::MAX as u128) >> 24) as u64);
+        assert!(
+            (ns(one_second) as i128 - 1_000_000_000).abs() <= 1,
+            "{one_second:#x}"
+        );
+        assert_eq!(
+            uptime(u64::MAX, u32::MAX),
+            ((u64::MAX as u128 * u32::MAX as u128) >> 24) as u64
+        );
         assert_eq!(uptime(0, inc), 0);
     }
 }

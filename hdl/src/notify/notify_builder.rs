@@ -326,7 +326,7 @@ pub struct NotifyBuilder {
     static_fold: Signal<Local, Bits<17>>,
     static_fold2: Signal<Local, Bits<16>>,
     ts_lanes: Signal<Local, Bits<64>>,
-    ext_frame: Signal<Local, Bits<1536>>,
+    ext_frame: Signal<Local, Bits<384>>,
     ext_total: Signal<Local, Bits<19>>,
     ext_fold: Signal<Local, Bits<17>>,
     ext_fold2: Signal<Local, Bits<16>>,
@@ -334,17 +334,15 @@ pub struct NotifyBuilder {
     ext_csum_lanes: Signal<Local, Bits<16>>,
     flen: Signal<Local, Bits<8>>,
     keep_shift: Signal<Local, Bits<7>>,
-    icrc_tail: Signal<Local, Bits<416>>,
+    icrc_shift: Signal<Local, Bits<9>>,
     standard_job: Signal<Local, Bit>,
     icmpv6_job: Signal<Local, Bit>,
     pkey_lanes: Signal<Local, Bits<16>>,
     dqp_lanes: Signal<Local, Bits<24>>,
     tos_v4: Signal<Local, Bits<8>>,
     tc_v6: Signal<Local, Bits<16>>,
-    frame_v4: Signal<Local, Bits<1536>>,
-    frame_v6: Signal<Local, Bits<1536>>,
-    bth_v6: Signal<Local, Bits<1536>>,
-    frame: Signal<Local, Bits<1536>>,
+    frame_v4: Signal<Local, Bits<512>>,
+    frame_v6: Signal<Local, Bits<512>>,
     checksum_lanes: Signal<Local, Bits<16>>,
     icmpv6_checksum_lanes: Signal<Local, Bits<16>>,
 }
@@ -465,7 +463,7 @@ impl Default for NotifyBuilder {
             ext_csum_lanes: Default::default(),
             flen: Default::default(),
             keep_shift: Default::default(),
-            icrc_tail: Default::default(),
+            icrc_shift: Default::default(),
             standard_job: Default::default(),
             icmpv6_job: Default::default(),
             pkey_lanes: Default::default(),
@@ -474,8 +472,6 @@ impl Default for NotifyBuilder {
             tc_v6: Default::default(),
             frame_v4: Default::default(),
             frame_v6: Default::default(),
-            bth_v6: Default::default(),
-            frame: Default::default(),
             checksum_lanes: Default::default(),
             icmpv6_checksum_lanes: Default::default(),
         }
@@ -612,10 +608,8 @@ impl Logic for NotifyBuilder {
             }
             // Objects in lane order: Length (high byte 0), Class-Num,
             // C-Type, payload; sizes padded to four bytes.
-            self.dev_size.next =
-                bit_cast::<6, 5>((self.dev_len.val() + 3) & 0x1C) + bits::<6>(4);
-            self.path_size.next =
-                bit_cast::<6, 4>((self.path_len.val() + 3) & 0xC) + bits::<6>(4);
+            self.dev_size.next = bit_cast::<6, 5>((self.dev_len.val() + 3) & 0x1C) + bits::<6>(4);
+            self.path_size.next = bit_cast::<6, 4>((self.path_len.val() + 3) & 0xC) + bits::<6>(4);
             self.dev_len_byte.next = bit_cast::<8, 5>(self.dev_len.val()) + bits::<8>(4);
             self.path_len_byte.next = bit_cast::<8, 4>(self.path_len.val()) + bits::<8>(4);
             self.dev_obj.next = (bit_cast::<160, 8>(self.dev_len_byte.val()) << 8)
@@ -740,16 +734,17 @@ impl Logic for NotifyBuilder {
         self.standard_job.next =
             (self.job_kind.val() == 0) | ((self.job_kind.val() == 2) & !self.job_ipv6.val());
 
-        // The frame is composed only while a job waits in IDLE, so that a
-        // simulator skips the 1536-bit work on other clocks.
+        // The frame is composed into the held frame only while a job waits
+        // in IDLE (taken or not: IDLE does not read the held frame), so
+        // that a simulator skips the 1536-bit work on other clocks; the
+        // wide parts are built in place, without wide locals to clear
+        // every clock.
         self.pkey_lanes.next = 0.into();
         self.dqp_lanes.next = 0.into();
         self.tos_v4.next = 0.into();
         self.tc_v6.next = 0.into();
         self.frame_v4.next = 0.into();
         self.frame_v6.next = 0.into();
-        self.bth_v6.next = 0.into();
-        self.frame.next = 0.into();
         self.ts_lanes.next = 0.into();
         self.ext_frame.next = 0.into();
         self.flen.next = 0.into();
@@ -774,67 +769,71 @@ impl Logic for NotifyBuilder {
                 | (bit_cast::<64, 8>(self.job_timestamp.val().get_bits::<8>(16)) << 40)
                 | (bit_cast::<64, 8>(self.job_timestamp.val().get_bits::<8>(8)) << 48)
                 | (bit_cast::<64, 8>(self.job_timestamp.val().get_bits::<8>(0)) << 56);
-            self.ext_frame.next = bit_cast::<1536, 384>(self.c_ext.q.val());
+            self.ext_frame.next = self.c_ext.q.val();
             if self.c_ts.q.val() {
                 self.ext_frame.next =
-                    self.ext_frame.val() | (bit_cast::<1536, 64>(self.ts_lanes.val()) << 64);
+                    self.ext_frame.val() | (bit_cast::<384, 64>(self.ts_lanes.val()) << 64);
             }
             // IPv4: MACs 0..11, TOS 15, addresses 26..33, P_Key 44..45,
             // DestQP 47..49, body 54..65.
-            self.frame_v4.next = bit_cast::<1536, 48>(self.job_dst_mac.val())
-                | (bit_cast::<1536, 48>(self.job_src_mac.val()) << 48)
-                | (bit_cast::<1536, 8>(self.tos_v4.val()) << 120)
-                | (bit_cast::<1536, 32>(self.job_src_ip.val().get_bits::<32>(96)) << 208)
-                | (bit_cast::<1536, 32>(self.job_dst_ip.val().get_bits::<32>(96)) << 240)
-                | (bit_cast::<1536, 16>(self.pkey_lanes.val()) << 352)
-                | (bit_cast::<1536, 24>(self.dqp_lanes.val()) << 376);
+            self.frame_v4.next = bit_cast::<512, 48>(self.job_dst_mac.val())
+                | (bit_cast::<512, 48>(self.job_src_mac.val()) << 48)
+                | (bit_cast::<512, 8>(self.tos_v4.val()) << 120)
+                | (bit_cast::<512, 32>(self.job_src_ip.val().get_bits::<32>(96)) << 208)
+                | (bit_cast::<512, 32>(self.job_dst_ip.val().get_bits::<32>(96)) << 240)
+                | (bit_cast::<512, 16>(self.pkey_lanes.val()) << 352)
+                | (bit_cast::<512, 24>(self.dqp_lanes.val()) << 376);
             // IPv6: traffic class 14..15, addresses 22..53; RoCEv2 kinds: P_Key
             // 64..65, DestQP 67..69, body 74..85; ICMPv6: type 54, body 58..69.
-            self.frame_v6.next = bit_cast::<1536, 48>(self.job_dst_mac.val())
-                | (bit_cast::<1536, 48>(self.job_src_mac.val()) << 48)
-                | (bit_cast::<1536, 16>(self.tc_v6.val()) << 112)
-                | (bit_cast::<1536, 128>(self.job_src_ip.val()) << 176)
-                | (bit_cast::<1536, 128>(self.job_dst_ip.val()) << 304);
-            self.bth_v6.next = (bit_cast::<1536, 16>(self.pkey_lanes.val()) << 512)
-                | (bit_cast::<1536, 24>(self.dqp_lanes.val()) << 536);
+            self.frame_v6.next = bit_cast::<512, 48>(self.job_dst_mac.val())
+                | (bit_cast::<512, 48>(self.job_src_mac.val()) << 48)
+                | (bit_cast::<512, 16>(self.tc_v6.val()) << 112)
+                | (bit_cast::<512, 128>(self.job_src_ip.val()) << 176)
+                | (bit_cast::<512, 128>(self.job_dst_ip.val()) << 304);
             // Long-haul kinds: the length fields' low bytes (high bytes
             // stay 0: at most 56 + 48) and the extension after the body.
             if self.standard_job.val() {
                 if self.job_ipv6.val() {
-                    self.frame.next =
-                        self.templates[1].val() | self.frame_v6.val() | self.bth_v6.val();
+                    // P_Key 64..65, DestQP 67..69.
+                    self.frame_q.d.next = self.templates[1].val()
+                        | bit_cast::<1536, 512>(self.frame_v6.val())
+                        | (bit_cast::<1536, 16>(self.pkey_lanes.val()) << 512)
+                        | (bit_cast::<1536, 24>(self.dqp_lanes.val()) << 536);
                     self.flen.next = 94.into();
                 } else {
-                    self.frame.next = self.templates[0].val() | self.frame_v4.val();
+                    self.frame_q.d.next =
+                        self.templates[0].val() | bit_cast::<1536, 512>(self.frame_v4.val());
                     self.flen.next = 74.into();
                 }
             } else if self.icmpv6_job.val() {
                 // Payload length 19, type 54, body 58..69, extension 70.
-                self.frame.next = self.templates[4].val()
-                    | self.frame_v6.val()
+                self.frame_q.d.next = self.templates[4].val()
+                    | bit_cast::<1536, 512>(self.frame_v6.val())
                     | (bit_cast::<1536, 8>(self.c_len16.q.val()) << 152)
                     | (bit_cast::<1536, 8>(self.job_icmp_type.val()) << 432)
                     | (bit_cast::<1536, 96>(self.job_body.val()) << 464)
-                    | (self.ext_frame.val() << 560);
+                    | (bit_cast::<1536, 384>(self.ext_frame.val()) << 560);
                 self.flen.next = bit_cast::<8, 6>(self.c_len.q.val()) + bits::<8>(70);
             } else if self.job_ipv6.val() {
-                // Payload length 19, UDP length 59, body 74..85, extension 86.
-                self.frame.next = self.templates[3].val()
-                    | self.frame_v6.val()
-                    | self.bth_v6.val()
+                // Payload length 19, UDP length 59, P_Key 64..65, DestQP
+                // 67..69, body 74..85, extension 86.
+                self.frame_q.d.next = self.templates[3].val()
+                    | bit_cast::<1536, 512>(self.frame_v6.val())
                     | (bit_cast::<1536, 8>(self.c_len36.q.val()) << 152)
                     | (bit_cast::<1536, 8>(self.c_len36.q.val()) << 472)
+                    | (bit_cast::<1536, 16>(self.pkey_lanes.val()) << 512)
+                    | (bit_cast::<1536, 24>(self.dqp_lanes.val()) << 536)
                     | (bit_cast::<1536, 96>(self.job_body.val()) << 592)
-                    | (self.ext_frame.val() << 688);
+                    | (bit_cast::<1536, 384>(self.ext_frame.val()) << 688);
                 self.flen.next = bit_cast::<8, 6>(self.c_len.q.val()) + bits::<8>(90);
             } else {
                 // Total length 17, UDP length 39, body 54..65, extension 66.
-                self.frame.next = self.templates[2].val()
-                    | self.frame_v4.val()
+                self.frame_q.d.next = self.templates[2].val()
+                    | bit_cast::<1536, 512>(self.frame_v4.val())
                     | (bit_cast::<1536, 8>(self.c_len56.q.val()) << 136)
                     | (bit_cast::<1536, 8>(self.c_len36.q.val()) << 312)
                     | (bit_cast::<1536, 96>(self.job_body.val()) << 432)
-                    | (self.ext_frame.val() << 528);
+                    | (bit_cast::<1536, 384>(self.ext_frame.val()) << 528);
                 self.flen.next = bit_cast::<8, 6>(self.c_len.q.val()) + bits::<8>(70);
             }
             // Lanes of the last beat: 64 - (length - 64) or 64 - (length - 128).
@@ -892,11 +891,7 @@ impl Logic for NotifyBuilder {
         }
 
         // The ICRC's place: `tail_word` words after the tail start.
-        self.icrc_tail.next = 0.into();
-        if self.state.q.val() == BuildState::AwaitResult {
-            self.icrc_tail.next = bit_cast::<416, 32>(self.icrc_unit.icrc.val())
-                << (bit_cast::<9, 4>(self.tail_word.q.val()) << 5);
-        }
+        self.icrc_shift.next = bit_cast::<9, 4>(self.tail_word.q.val()) << 5;
 
         self.m.tdata.next = self.frame_q.q.val().get_bits::<512>(0);
         self.m.tkeep.next = self.all_lanes.val();
@@ -911,7 +906,6 @@ impl Logic for NotifyBuilder {
                 // is built from one configuration.
                 self.job_ready.next = self.settled.val();
                 if self.job_valid.val() & self.settled.val() {
-                    self.frame_q.d.next = self.frame.val();
                     self.ipv6.d.next = self.job_ipv6.val();
                     self.longhaul.d.next = !self.standard_job.val() & !self.icmpv6_job.val();
                     self.icmpv6.d.next = self.icmpv6_job.val();
@@ -1005,16 +999,28 @@ impl Logic for NotifyBuilder {
                     // plus `tail_word` words.
                     if self.tail_sel.q.val() == 0 {
                         self.frame_q.d.next = self.frame_q.q.val()
-                            | (bit_cast::<1536, 416>(self.icrc_tail.val()) << 528);
+                            | (bit_cast::<1536, 416>(
+                                bit_cast::<416, 32>(self.icrc_unit.icrc.val())
+                                    << self.icrc_shift.val(),
+                            ) << 528);
                     } else if self.tail_sel.q.val() == 1 {
                         self.frame_q.d.next = self.frame_q.q.val()
-                            | (bit_cast::<1536, 416>(self.icrc_tail.val()) << 688);
+                            | (bit_cast::<1536, 416>(
+                                bit_cast::<416, 32>(self.icrc_unit.icrc.val())
+                                    << self.icrc_shift.val(),
+                            ) << 688);
                     } else if self.tail_sel.q.val() == 2 {
                         self.frame_q.d.next = self.frame_q.q.val()
-                            | (bit_cast::<1536, 416>(self.icrc_tail.val()) << 560);
+                            | (bit_cast::<1536, 416>(
+                                bit_cast::<416, 32>(self.icrc_unit.icrc.val())
+                                    << self.icrc_shift.val(),
+                            ) << 560);
                     } else {
                         self.frame_q.d.next = self.frame_q.q.val()
-                            | (bit_cast::<1536, 416>(self.icrc_tail.val()) << 720);
+                            | (bit_cast::<1536, 416>(
+                                bit_cast::<416, 32>(self.icrc_unit.icrc.val())
+                                    << self.icrc_shift.val(),
+                            ) << 720);
                     }
                     self.state.d.next = BuildState::Send0;
                 }
@@ -1056,14 +1062,14 @@ impl Logic for NotifyBuilder {
         // earliest, so the two never meet.
         if self.ext_fresh.q.val() & self.ext_job.q.val() {
             if self.icmpv6.q.val() {
-                self.frame_q.d.next = self.frame_q.q.val()
-                    | (bit_cast::<1536, 16>(self.ext_csum_lanes.val()) << 576);
+                self.frame_q.d.next =
+                    self.frame_q.q.val() | (bit_cast::<1536, 16>(self.ext_csum_lanes.val()) << 576);
             } else if self.ipv6.q.val() {
-                self.frame_q.d.next = self.frame_q.q.val()
-                    | (bit_cast::<1536, 16>(self.ext_csum_lanes.val()) << 704);
+                self.frame_q.d.next =
+                    self.frame_q.q.val() | (bit_cast::<1536, 16>(self.ext_csum_lanes.val()) << 704);
             } else {
-                self.frame_q.d.next = self.frame_q.q.val()
-                    | (bit_cast::<1536, 16>(self.ext_csum_lanes.val()) << 544);
+                self.frame_q.d.next =
+                    self.frame_q.q.val() | (bit_cast::<1536, 16>(self.ext_csum_lanes.val()) << 544);
             }
         }
         if self.reset.val() {
@@ -1087,9 +1093,20 @@ mod tests {
     fn lh_12_templates_have_the_documented_lengths_and_fixed_fields() {
         let t = template(NotifyKind::LonghaulRocev2, false);
         assert_eq!(&t[12..14], &[0x08, 0x00]);
-        assert_eq!(&t[16..18], &[0, 0], "IPv4 total length: 56 + E, written by the block");
-        assert_eq!(&t[38..40], &[0, 0], "UDP length: 36 + E, written by the block");
-        assert_eq!(extension_offset(NotifyKind::LonghaulRocev2, false), Some(66));
+        assert_eq!(
+            &t[16..18],
+            &[0, 0],
+            "IPv4 total length: 56 + E, written by the block"
+        );
+        assert_eq!(
+            &t[38..40],
+            &[0, 0],
+            "UDP length: 36 + E, written by the block"
+        );
+        assert_eq!(
+            extension_offset(NotifyKind::LonghaulRocev2, false),
+            Some(66)
+        );
         assert_eq!(t[42], 0x81, "BTH opcode CNP");
         assert_eq!(t[43], 0x00);
         assert_eq!(t[46], 0x40 | 0x20, "BECN and the E bit");
@@ -1112,7 +1129,11 @@ mod tests {
             "no padding: the 16-byte message is 4-byte aligned"
         );
         assert_eq!(&t[12..14], &[0x86, 0xDD]);
-        assert_eq!(&t[18..20], &[0, 0], "payload length: 16 + E, written by the block");
+        assert_eq!(
+            &t[18..20],
+            &[0, 0],
+            "payload length: 16 + E, written by the block"
+        );
         assert_eq!(t[20], 58, "next header ICMPv6");
         assert_eq!(t[21], 64, "hop limit");
         assert!(
