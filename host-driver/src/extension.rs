@@ -66,7 +66,7 @@ pub fn parse_hex_id(text: &str) -> Result<Vec<u8>, String> {
         .or_else(|| t.strip_prefix("0X"))
         .unwrap_or(t);
     if digits.is_empty()
-        || digits.len() % 2 != 0
+        || !digits.len().is_multiple_of(2)
         || !digits.chars().all(|c| c.is_ascii_hexdigit())
     {
         return Err(format!(

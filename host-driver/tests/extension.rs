@@ -141,12 +141,24 @@ fn lh_12_config_rejects_bad_extension_settings_before_any_write() {
         "#,
     );
     assert_eq!(issues.len(), 4, "{issues:#?}");
-    assert!(issues[0].starts_with("longhaul.extension.device_id: "), "{issues:#?}");
+    assert!(
+        issues[0].starts_with("longhaul.extension.device_id: "),
+        "{issues:#?}"
+    );
     assert!(issues[0].contains("19 bytes"), "{issues:#?}");
-    assert!(issues[1].starts_with("longhaul.extension.path_id: "), "{issues:#?}");
+    assert!(
+        issues[1].starts_with("longhaul.extension.path_id: "),
+        "{issues:#?}"
+    );
     assert!(issues[1].contains("9 bytes"), "{issues:#?}");
-    assert!(issues[2].starts_with("longhaul.extension.class_num: "), "{issues:#?}");
-    assert!(issues[3].starts_with("longhaul.extension.clock_hz: "), "{issues:#?}");
+    assert!(
+        issues[2].starts_with("longhaul.extension.class_num: "),
+        "{issues:#?}"
+    );
+    assert!(
+        issues[3].starts_with("longhaul.extension.clock_hz: "),
+        "{issues:#?}"
+    );
 
     let issues = rejected(
         r#"
@@ -158,14 +170,23 @@ fn lh_12_config_rejects_bad_extension_settings_before_any_write() {
         "#,
     );
     assert_eq!(issues.len(), 2, "{issues:#?}");
-    assert!(issues[0].starts_with("longhaul.extension.path_id: "), "{issues:#?}");
+    assert!(
+        issues[0].starts_with("longhaul.extension.path_id: "),
+        "{issues:#?}"
+    );
     assert!(issues[0].contains("hex"), "{issues:#?}");
-    assert!(issues[1].starts_with("longhaul.extension.class_num: "), "{issues:#?}");
+    assert!(
+        issues[1].starts_with("longhaul.extension.class_num: "),
+        "{issues:#?}"
+    );
     // The empty identifier is reported once the values parse.
     let issues = rejected("[longhaul.extension]\ndevice_id = \"\"\n");
     assert!(issues[0].contains("empty"), "{issues:#?}");
     let issues = rejected("[longhaul.extension]\npath_id = \"zz\"\n");
-    assert!(issues[0].starts_with("longhaul.extension.path_id: "), "{issues:#?}");
+    assert!(
+        issues[0].starts_with("longhaul.extension.path_id: "),
+        "{issues:#?}"
+    );
 
     for text in [
         "[longhaul.extension]\ntimestamp = \"yes\"\n",
@@ -176,9 +197,8 @@ fn lh_12_config_rejects_bad_extension_settings_before_any_write() {
         assert_eq!(issues.len(), 1, "{text}: {issues:#?}");
     }
     // A raw write of the same register clashes with the typed key.
-    let issues = rejected(
-        "[longhaul.extension]\ntimestamp = true\n[registers]\nLH_EXT_CONTROL = 1\n",
-    );
+    let issues =
+        rejected("[longhaul.extension]\ntimestamp = true\n[registers]\nLH_EXT_CONTROL = 1\n");
     assert!(
         issues.iter().any(|i| i.contains("LH_EXT_CONTROL")),
         "{issues:#?}"

@@ -541,7 +541,10 @@ mod tests {
         // 322,265,625 clocks of 322.265625 MHz: one second (within 1 ns).
         let t = time_of_day(322_265_625, inc, 0);
         assert_eq!(t >> 32, 1);
-        assert!((t & 0xFFFF_FFFF) < 5 || (t & 0xFFFF_FFFF) > 0xFFFF_FFFA, "{t:#x}");
+        assert!(
+            (t & 0xFFFF_FFFF) < 5 || (t & 0xFFFF_FFFF) > 0xFFFF_FFFA,
+            "{t:#x}"
+        );
         assert_eq!(time_of_day(3, 1 << 24, u64::MAX), 2, "wraps");
     }
 }

@@ -886,7 +886,10 @@ mod tests {
         let ext = by_name("LH_EXT_CONTROL").unwrap();
         let objects = ext_control::TIMESTAMP | ext_control::DEVICE_ID | ext_control::PATH_ID;
         assert_eq!(ext.reset & objects, 0);
-        assert_eq!(ext.field("class_num").unwrap().lsb, ext_control::CLASS_NUM_LSB);
+        assert_eq!(
+            ext.field("class_num").unwrap().lsb,
+            ext_control::CLASS_NUM_LSB
+        );
         assert_eq!(ext.reset >> ext_control::CLASS_NUM_LSB, 247);
     }
 
@@ -902,8 +905,14 @@ mod tests {
         // 2^24 Hz is exactly 2^32: one past what the register holds.
         assert_eq!(tod_control::increment_for(1 << 24), 1 << 32);
         let ext = by_name("LH_EXT_CONTROL").unwrap();
-        assert_eq!(ext.field("device_id_len").unwrap().lsb, ext_control::DEVICE_ID_LEN_LSB);
-        assert_eq!(ext.field("path_id_len").unwrap().lsb, ext_control::PATH_ID_LEN_LSB);
+        assert_eq!(
+            ext.field("device_id_len").unwrap().lsb,
+            ext_control::DEVICE_ID_LEN_LSB
+        );
+        assert_eq!(
+            ext.field("path_id_len").unwrap().lsb,
+            ext_control::PATH_ID_LEN_LSB
+        );
         let tod = by_name("LH_TOD_CONTROL").unwrap();
         assert_eq!(tod.field("capture").unwrap().mask(), tod_control::CAPTURE);
         assert_eq!(tod.field("set").unwrap().mask(), tod_control::SET);

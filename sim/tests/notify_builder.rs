@@ -80,7 +80,7 @@ impl Ext {
         if self.timestamp {
             objects.push(LonghaulObject::Timestamp(timestamp));
         }
-        if let Some((id, len)) = &self.device {
+        if let Some((_, len)) = &self.device {
             let n = (*len as usize).min(16);
             objects.push(LonghaulObject::DeviceId(
                 String::from_utf8(self.device_bytes()[..n].to_vec()).unwrap(),
@@ -91,37 +91,6 @@ impl Ext {
             objects.push(LonghaulObject::PathId(self.path_bytes()[..n].to_vec()));
         }
         (!objects.is_empty()).then(|| ExtensionStructure::from_longhaul(self.class_num, &objects))
-    }
-
-    /// A random configuration: each object with probability 1/2, a UTF-8
-    /// device identifier of 0..=16 bytes (ASCII and two-byte characters),
-    /// a path identifier of 0..=8 random bytes, lengths sometimes beyond
-    /// the registers (capped by the block), any Class-Num.
-    fn random(rng: &mut StdRng) -> Ext {
-        let device_len = rng.gen_range(0..=16);
-        let path_len = rng.gen_range(0..=8);
-        Ext {
-            timestamp: rng.gen_bool(0.5),
-            device: rng.gen_bool(0.5).then(|| {
-                let id = utf8_of_len(rng, device_len);
-                let len = if device_len == 16 && rng.gen_bool(0.3) {
-                    rng.gen_range(17..32)
-                } else {
-                    device_len as u8
-                };
-                (id, len)
-            }),
-            path: rng.gen_bool(0.5).then(|| {
-                let id: Vec<u8> = (0..path_len).map(|_| rng.gen()).collect();
-                let len = if path_len == 8 && rng.gen_bool(0.3) {
-                    rng.gen_range(9..16)
-                } else {
-                    path_len as u8
-                };
-                (id, len)
-            }),
-            class_num: if rng.gen_bool(0.5) { 247 } else { rng.gen() },
-        }
     }
 }
 
@@ -145,15 +114,19 @@ fn set_ext(unit: &mut Unit, ext: &Ext) {
         | (ext.path.is_some() as u64) << 2;
     unit.set_u64("ext_enable", enable).unwrap();
     unit.set_u64("ext_class_num", ext.class_num as u64).unwrap();
-    unit.set_bytes("ext_device_id", &ext.device_bytes()).unwrap();
+    unit.set_bytes("ext_device_id", &ext.device_bytes())
+        .unwrap();
     unit.set_u64(
         "ext_device_id_len",
         ext.device.as_ref().map_or(0, |d| d.1) as u64,
     )
     .unwrap();
     unit.set_bytes("ext_path_id", &ext.path_bytes()).unwrap();
-    unit.set_u64("ext_path_id_len", ext.path.as_ref().map_or(0, |p| p.1) as u64)
-        .unwrap();
+    unit.set_u64(
+        "ext_path_id_len",
+        ext.path.as_ref().map_or(0, |p| p.1) as u64,
+    )
+    .unwrap();
 }
 
 impl Job {
@@ -551,7 +524,7 @@ fn check_extension(frame: &[u8], job: &Job, ext: &Ext) {
         return;
     };
     let e = frame.len() - base_len(job);
-    assert!(e >= 8 && e % 4 == 0, "extension of {e} bytes");
+    assert!(e >= 8 && e.is_multiple_of(4), "extension of {e} bytes");
     let be16 = |at: usize| u16::from_be_bytes([frame[at], frame[at + 1]]) as usize;
     if job.ipv6() {
         assert_eq!(be16(18), frame.len() - 54, "IPv6 payload length");
@@ -597,7 +570,10 @@ fn check_extension(frame: &[u8], job: &Job, ext: &Ext) {
         assert_eq!(x[at + 3], c_type, "C-Type");
         assert_eq!(&x[at + 4..at + length], payload.as_slice());
         let padded = length.div_ceil(4) * 4;
-        assert!(x[at + length..at + padded].iter().all(|&b| b == 0), "padding");
+        assert!(
+            x[at + length..at + padded].iter().all(|&b| b == 0),
+            "padding"
+        );
         at += padded;
     }
     assert_eq!(at, x.len(), "the objects fill the structure");
@@ -606,7 +582,12 @@ fn check_extension(frame: &[u8], job: &Job, ext: &Ext) {
 fn assert_frames_equal_with_ext(r: &Run, jobs: &[Job]) {
     assert_eq!(r.frames.len(), jobs.len());
     for (i, (got, job)) in r.frames.iter().zip(jobs).enumerate() {
-        assert_eq!(got, &job.expected_with(&r.ext[i]), "job {i}: {job:?} {:?}", r.ext[i]);
+        assert_eq!(
+            got,
+            &job.expected_with(&r.ext[i]),
+            "job {i}: {job:?} {:?}",
+            r.ext[i]
+        );
         check_extension(got, job, &r.ext[i]);
     }
 }
@@ -639,7 +620,7 @@ fn lh_12_lh_13_notify_builder_extension_objects_equal_the_packet_crate() {
                 .collect();
             let mut combo = (device_len + path_len) % 8;
             let mut schedule = |clock: u64, rng: &mut StdRng| {
-                if clock % 23 != 0 {
+                if !clock.is_multiple_of(23) {
                     return None;
                 }
                 combo = (combo + 1) % 8;
@@ -649,11 +630,19 @@ fn lh_12_lh_13_notify_builder_extension_objects_equal_the_packet_crate() {
                 Some(Ext {
                     timestamp: combo & 1 != 0,
                     device: (combo & 2 != 0).then(|| {
-                        let len = if over && device_len == 16 { 31 } else { device_len as u8 };
+                        let len = if over && device_len == 16 {
+                            31
+                        } else {
+                            device_len as u8
+                        };
                         (device, len)
                     }),
                     path: (combo & 4 != 0).then(|| {
-                        let len = if over && path_len == 8 { 15 } else { path_len as u8 };
+                        let len = if over && path_len == 8 {
+                            15
+                        } else {
+                            path_len as u8
+                        };
                         (path, len)
                     }),
                     class_num: rng.gen(),
@@ -673,7 +662,10 @@ fn lh_12_lh_13_notify_builder_extension_objects_equal_the_packet_crate() {
             frames.extend(r.frames);
         }
     }
-    assert!(combos.iter().all(|&n| n >= 40), "object combinations {combos:?}");
+    assert!(
+        combos.iter().all(|&n| n >= 40),
+        "object combinations {combos:?}"
+    );
     let Some(dissected) = dissect(&frames) else {
         return;
     };
@@ -734,7 +726,11 @@ fn lh_12_lh_13_notify_builder_latency_and_rate_with_extension() {
             };
             assert_eq!(r.latency[i], latency, "job {i}: {job:?} ({len} bytes)");
             if i + 1 < jobs.len() {
-                assert_eq!(r.taken_at[i + 1] - r.taken_at[i], period, "job {i} ({len} bytes)");
+                assert_eq!(
+                    r.taken_at[i + 1] - r.taken_at[i],
+                    period,
+                    "job {i} ({len} bytes)"
+                );
             }
         }
         if e_len == 48 {

@@ -21,7 +21,6 @@ use cngw_packet::longhaul_rocev2::LonghaulRocev2;
 use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
 use cngw_packet::RoceFrameBuilder;
 use cngw_regmap::{offset, tod_control};
-use cngw_sim::Gateway;
 use cngw_testbench::{Bench, OutputFrame};
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::time::SystemTime;
@@ -85,8 +84,8 @@ fn lh_12_lh_13_notifications_carry_the_extension_objects_like_the_model() {
     }
     // The base the driver set, and the uptime it captured, into the model
     // (it has no clock for the capture).
-    let base = [offset::LH_TOD_BASE_SECONDS, offset::LH_TOD_BASE_FRACTION]
-        .map(|o| b.csr_read(o).unwrap());
+    let base =
+        [offset::LH_TOD_BASE_SECONDS, offset::LH_TOD_BASE_FRACTION].map(|o| b.csr_read(o).unwrap());
     m.write_register(offset::LH_TOD_BASE_SECONDS, base[0]);
     m.write_register(offset::LH_TOD_BASE_FRACTION, base[1]);
     m.write_register(offset::LH_TOD_CONTROL, tod_control::SET);
@@ -154,7 +153,11 @@ fn lh_12_lh_13_notifications_carry_the_extension_objects_like_the_model() {
         "CNPs, CNPs again, Resumes: {sent:?}"
     );
     for (i, (g, w)) in notes.iter().zip(&want).enumerate() {
-        assert_eq!(g.data, w.frame.data, "notification {i} (decided at {})", w.clock);
+        assert_eq!(
+            g.data, w.frame.data,
+            "notification {i} (decided at {})",
+            w.clock
+        );
     }
 
     // Every notification holds the configured objects; timestamps are the
@@ -195,7 +198,10 @@ fn lh_12_lh_13_notifications_carry_the_extension_objects_like_the_model() {
         assert!(t > last, "timestamps in decision order");
         last = t;
     }
-    assert!(formats[0] >= 3 && formats[1] >= 3, "RoCEv2 and ICMPv6: {formats:?}");
+    assert!(
+        formats[0] >= 3 && formats[1] >= 3,
+        "RoCEv2 and ICMPv6: {formats:?}"
+    );
     assert_eq!(resumes, 2, "one Resume per flow");
 
     if let Some(dissected) = dissect(&notes.iter().map(|n| n.data.clone()).collect::<Vec<_>>()) {
@@ -212,8 +218,8 @@ fn lh_12_lh_13_notifications_carry_the_extension_objects_like_the_model() {
 #[test]
 fn lh_12_standard_cnp_never_carries_the_extension() {
     let mut b = Bench::new(None).unwrap();
-    let config = Config::parse(&CONFIG.replace("options = [\"ipv4_longhaul\"]", "options = []"))
-        .unwrap();
+    let config =
+        Config::parse(&CONFIG.replace("options = [\"ipv4_longhaul\"]", "options = []")).unwrap();
     {
         let mut dev = Device::open(SimBus::new(b.gateway())).unwrap();
         apply_config(&mut dev, &config).unwrap();
@@ -228,7 +234,11 @@ fn lh_12_standard_cnp_never_carries_the_extension() {
     b.run_until_drained(100_000, 64).unwrap();
     let notes = b.take_frames(OutPort::DcTx, usize::MAX);
     assert_eq!(notes.len(), 1);
-    assert_eq!(notes[0].data.len(), 74, "a standard CNP, 16 zero bytes, no objects");
+    assert_eq!(
+        notes[0].data.len(),
+        74,
+        "a standard CNP, 16 zero bytes, no objects"
+    );
     let cnp = cngw_packet::cnp::Cnp::from_frame(&Frame::parse(&notes[0].data).unwrap()).unwrap();
     assert_eq!(cnp.dest_qp, 100);
     if let Some(d) = dissect(&[notes[0].data.clone()]) {

@@ -323,13 +323,20 @@ fn run_seed(seed: u64, idle: f64, backpressure: f64) {
         // extension structure, whose checksum scapy recomputed.
         let longhaul = dissected
             .iter()
-            .filter(|f| f.contains_key("icmpv6_chksum_ok") || f.get("BTH.resv6").is_some_and(|v| v.parse::<u8>().unwrap() & 0x20 != 0))
+            .filter(|f| {
+                f.contains_key("icmpv6_chksum_ok")
+                    || f.get("BTH.resv6")
+                        .is_some_and(|v| v.parse::<u8>().unwrap() & 0x20 != 0)
+            })
             .count();
         let with_ext = dissected
             .iter()
             .filter(|f| f.get("ext_chksum_ok").map(String::as_str) == Some("True"))
             .count();
-        assert_eq!(with_ext, longhaul, "seed {seed}: extension on every Long-haul CNP");
+        assert_eq!(
+            with_ext, longhaul,
+            "seed {seed}: extension on every Long-haul CNP"
+        );
         assert!(longhaul > 0, "seed {seed}: Long-haul CNPs were sent");
     }
     let resumes = m.read_register(offset::LH_RESUME_SENT).unwrap();

@@ -132,14 +132,23 @@ impl Session {
                     .map_err(|e| device_error(e.into()))
             };
             let base = [
-                (offset::LH_TOD_BASE_SECONDS, read(offset::LH_TOD_BASE_SECONDS)?),
-                (offset::LH_TOD_BASE_FRACTION, read(offset::LH_TOD_BASE_FRACTION)?),
+                (
+                    offset::LH_TOD_BASE_SECONDS,
+                    read(offset::LH_TOD_BASE_SECONDS)?,
+                ),
+                (
+                    offset::LH_TOD_BASE_FRACTION,
+                    read(offset::LH_TOD_BASE_FRACTION)?,
+                ),
                 (offset::LH_TOD_CONTROL, tod_control::SET),
             ];
             let uptime = (u64::from(read(offset::LH_TOD_UPTIME_SECONDS)?) << 32)
                 | u64::from(read(offset::LH_TOD_UPTIME_FRACTION)?);
             for (off, value) in base {
-                ensure!(model.write_register(off, value), "the model refused {off:#05x}");
+                ensure!(
+                    model.write_register(off, value),
+                    "the model refused {off:#05x}"
+                );
             }
             model.time_of_day_captured(uptime);
         }
