@@ -40,7 +40,7 @@ use crate::csr::{AxiLiteSlave, CsrBlock};
 use crate::ecn::CeMarker;
 use crate::flow::GatewayFlowTable;
 use crate::learn::{CmEventSource, CmLearner, CmSnoop};
-use crate::lh::{FormatTable, LhController, QueueKb, QueueMeter};
+use crate::lh::{FormatTable, LhController, QueueKb, QueueMeter, TimeOfDay};
 use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
 use crate::stats::FrameCounters;
@@ -174,12 +174,25 @@ const _: () = {
     assert!(REGISTERS[133].offset == offset::LH_FORMAT7_PREFIX_2);
     assert!(REGISTERS[134].offset == offset::LH_FORMAT7_PREFIX_3);
     assert!(REGISTERS[135].offset == offset::LH_FORMAT7_CONTROL);
-    assert!(REGISTERS[136].offset == offset::LH_OBS_WINDOW_US);
-    assert!(REGISTERS[137].offset == offset::LH_TOP_SHARE_Q8);
-    assert!(REGISTERS[138].offset == offset::LH_CNP_NOT_TOP);
-    assert!(REGISTERS[139].offset == offset::LH_PORT_WINDOW_BYTES);
-    assert!(REGISTERS[140].offset == offset::LH_CNP_DEFERRED);
-    assert!(REGISTERS.len() == 141);
+    assert!(REGISTERS[136].offset == offset::LH_EXT_CONTROL);
+    assert!(REGISTERS[137].offset == offset::LH_EXT_DEVICE_ID_0);
+    assert!(REGISTERS[138].offset == offset::LH_EXT_DEVICE_ID_1);
+    assert!(REGISTERS[139].offset == offset::LH_EXT_DEVICE_ID_2);
+    assert!(REGISTERS[140].offset == offset::LH_EXT_DEVICE_ID_3);
+    assert!(REGISTERS[141].offset == offset::LH_EXT_PATH_ID_0);
+    assert!(REGISTERS[142].offset == offset::LH_EXT_PATH_ID_1);
+    assert!(REGISTERS[143].offset == offset::LH_TOD_INCREMENT);
+    assert!(REGISTERS[144].offset == offset::LH_TOD_BASE_SECONDS);
+    assert!(REGISTERS[145].offset == offset::LH_TOD_BASE_FRACTION);
+    assert!(REGISTERS[146].offset == offset::LH_TOD_CONTROL);
+    assert!(REGISTERS[147].offset == offset::LH_TOD_UPTIME_SECONDS);
+    assert!(REGISTERS[148].offset == offset::LH_TOD_UPTIME_FRACTION);
+    assert!(REGISTERS[149].offset == offset::LH_OBS_WINDOW_US);
+    assert!(REGISTERS[150].offset == offset::LH_TOP_SHARE_Q8);
+    assert!(REGISTERS[151].offset == offset::LH_CNP_NOT_TOP);
+    assert!(REGISTERS[152].offset == offset::LH_PORT_WINDOW_BYTES);
+    assert!(REGISTERS[153].offset == offset::LH_CNP_DEFERRED);
+    assert!(REGISTERS.len() == 154);
 };
 
 #[derive(LogicBlock)]
@@ -290,6 +303,12 @@ pub struct Gateway {
     gw_ipv4: Signal<Local, Bits<128>>,
     gw_ipv6: Signal<Local, Bits<128>>,
     word_lanes: Vec<Signal<Local, Bits<32>>>,
+    /// Time of day (LH-12/LH-13 timestamp object).
+    tod: TimeOfDay,
+    /// Extension identifiers: register words in lane order.
+    ext_lanes: Vec<Signal<Local, Bits<32>>>,
+    ext_device_id: Signal<Local, Bits<128>>,
+    ext_path_id: Signal<Local, Bits<64>>,
 }
 
 impl Default for Gateway {
@@ -376,6 +395,10 @@ impl Default for Gateway {
             gw_ipv4: Default::default(),
             gw_ipv6: Default::default(),
             word_lanes: (0..15).map(|_| Default::default()).collect(),
+            tod: Default::default(),
+            ext_lanes: (0..6).map(|_| Default::default()).collect(),
+            ext_device_id: Default::default(),
+            ext_path_id: Default::default(),
         }
     }
 }
@@ -405,7 +428,8 @@ impl Logic for Gateway {
             lh,
             formats,
             builder,
-            dc_tx_mux
+            dc_tx_mux,
+            tod
         );
         dff_setup!(
             self,
@@ -547,6 +571,18 @@ impl Logic for Gateway {
             self.now_us.d.next = self.now_us.q.val() + 1;
         }
 
+        // Time of day (the timestamp object, LH-12/LH-13): uptime = clocks
+        // since reset x LH_TOD_INCREMENT (2^-56 s), plus the base the host
+        // set (LH_TOD_CONTROL.set); `capture` latches the uptime for the
+        // host. A notification carries the time of day of the clock it was
+        // decided in (the controller keeps it with the job).
+        self.tod.reset.next = self.reset.val();
+        self.tod.increment.next = self.csr.values[143].val();
+        self.tod.base.next = (bit_cast::<64, 32>(self.csr.values[144].val()) << 32)
+            | bit_cast::<64, 32>(self.csr.values[145].val());
+        self.tod.set_base.next = self.csr.values[146].val().get_bit(1);
+        self.tod.capture.next = self.csr.values[146].val().get_bit(0);
+
         // LH-02 queue growth: at the last clock of every PORT0_QGR_INTERVAL_US
         // microseconds, the depth the controller sees is sampled; growth =
         // this sample - the previous one (0 if it shrank), compared with
@@ -619,7 +655,7 @@ impl Logic for Gateway {
         // end a serial product (8 clocks) gives the top-contributor
         // threshold share * bytes / 256 of the window that ended.
         self.obs_end.next =
-            self.us_tick.val() & (self.obs_us.q.val() + 1 >= self.csr.values[136].val());
+            self.us_tick.val() & (self.obs_us.q.val() + 1 >= self.csr.values[149].val());
         if self.us_tick.val() {
             self.obs_us.d.next = self.obs_us.q.val() + 1;
         }
@@ -655,7 +691,7 @@ impl Logic for Gateway {
             self.mul_busy.d.next = true;
             self.mul_step.d.next = 0.into();
             self.mul_acc.d.next = 0.into();
-            self.mul_share.d.next = self.csr.values[137].val().get_bits::<8>(0);
+            self.mul_share.d.next = self.csr.values[150].val().get_bits::<8>(0);
         }
         if self.reset.val() {
             self.dc_acc.d.next = 0.into();
@@ -855,6 +891,7 @@ impl Logic for Gateway {
         self.lh.hide_metric.next = self.csr.values[17].val().get_bit(0);
         self.lh.ipv4_longhaul.next = self.csr.values[17].val().get_bit(1);
         self.lh.ipv6_longhaul.next = self.csr.values[17].val().get_bit(2);
+        self.lh.tod.next = self.tod.now.val();
         self.lh.clear_counters.next = self.csr.values[5].val().get_bit(0);
         self.lh.res_valid.next = self.flow_table.resp_valid.val()
             & self.pipe[4].q.val().get_bit(193)
@@ -906,6 +943,26 @@ impl Logic for Gateway {
         self.builder.job_dqp.next = self.lh.job_dqp.val();
         self.builder.job_body.next = self.lh.job_body.val();
         self.builder.job_icmp_type.next = self.csr.values[79].val().get_bits::<8>(0);
+        // LH-12/LH-13 extension objects (LH_EXT_*), identifiers in lane order.
+        self.builder.job_timestamp.next = self.lh.job_timestamp.val();
+        for i in 0..6 {
+            self.ext_lanes[i].next = (self.csr.values[137 + i].val() >> 24)
+                | ((self.csr.values[137 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[137 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[137 + i].val() << 24);
+        }
+        self.ext_device_id.next = bit_cast::<128, 32>(self.ext_lanes[0].val())
+            | (bit_cast::<128, 32>(self.ext_lanes[1].val()) << 32)
+            | (bit_cast::<128, 32>(self.ext_lanes[2].val()) << 64)
+            | (bit_cast::<128, 32>(self.ext_lanes[3].val()) << 96);
+        self.ext_path_id.next = bit_cast::<64, 32>(self.ext_lanes[4].val())
+            | (bit_cast::<64, 32>(self.ext_lanes[5].val()) << 32);
+        self.builder.ext_enable.next = self.csr.values[136].val().get_bits::<3>(0);
+        self.builder.ext_class_num.next = self.csr.values[136].val().get_bits::<8>(8);
+        self.builder.ext_device_id_len.next = self.csr.values[136].val().get_bits::<5>(16);
+        self.builder.ext_path_id_len.next = self.csr.values[136].val().get_bits::<4>(24);
+        self.builder.ext_device_id.next = self.ext_device_id.val();
+        self.builder.ext_path_id.next = self.ext_path_id.val();
         if self.dc_tx_mux.b.tvalid.val()
             & self.dc_tx_mux.b.tready.val()
             & self.dc_tx_mux.b.tlast.val()
@@ -940,9 +997,9 @@ impl Logic for Gateway {
         self.csr.status[90].next = self.meter.vq_depth.val();
         self.csr.status[92].next = self.meter.avg.val();
         self.csr.status[95].next = self.meter.emr_q16.val();
-        self.csr.status[138].next = self.lh.not_top.val();
-        self.csr.status[139].next = self.port_prev.q.val();
-        self.csr.status[140].next = self.lh.deferred.val();
+        self.csr.status[151].next = self.lh.not_top.val();
+        self.csr.status[152].next = self.port_prev.q.val();
+        self.csr.status[153].next = self.lh.deferred.val();
         self.csr.status[32].next = self.dc_counters.rx_frames.val();
         self.csr.status[33].next = self.dc_counters.roce_frames.val();
         self.csr.status[34].next = self.dc_counters.non_roce_frames.val();
@@ -983,6 +1040,8 @@ impl Logic for Gateway {
         self.csr.status[85].next = self.learner.req_evictions.val();
         self.csr.status[86].next = self.learner.rep_unmatched.val();
         self.csr.status[87].next = self.learner.queue_drops.val();
+        self.csr.status[147].next = self.tod.captured.val().get_bits::<32>(32);
+        self.csr.status[148].next = self.tod.captured.val().get_bits::<32>(0);
     }
 }
 

@@ -43,6 +43,12 @@
 //! [[longhaul.formats]]         # LH-15 format table, up to 8 entries; the list replaces the table
 //! prefix = "10.0.0.0/24"       # IPv4 or IPv6 prefix (no host bits); the longest match decides
 //! format = "rocev2"            # cnp | rocev2 | icmpv6 (IPv6 prefixes only)
+//! [longhaul.extension]         # extension objects of Long-haul CNPs (LH-12, LH-13); replaces them all
+//! timestamp = true             # the time of day of the decision; `apply` sets the clock from the host's
+//! device_id = "gw-paris-1"     # UTF-8, 1..=16 bytes
+//! path_id = "0a0b0c0d"         # hex, 1..=8 bytes
+//! class_num = 247              # 0..=255 (default 247)
+//! clock_hz = 322265625         # core clock: sets the time-of-day increment (optional)
 //!
 //! [gateway]                    # source addresses of notifications
 //! mac = "02:c0:6e:00:00:01"
@@ -69,10 +75,13 @@
 //! nothing.
 //!
 //! Order: raw registers (by offset), each port's thresholds (see
-//! [`threshold_writes`]), the second level, the gateway's addresses and the
-//! aging timeout (by offset), the format table (entry by entry: `CONTROL`
-//! cleared, prefix, `CONTROL`; [`FormatTable::writes`]), then the static flows (flow-table commands,
-//! [`crate::flows`]), then FEATURE_ENABLE last, so features switch on only
+//! [`threshold_writes`]), the second level, the extension objects, the
+//! gateway's addresses and the aging timeout (by offset), the format table
+//! (entry by entry: `CONTROL` cleared, prefix, `CONTROL`;
+//! [`FormatTable::writes`]), then the static
+//! flows (flow-table commands, [`crate::flows`]), then — with the timestamp
+//! object on — the time of day from the host's clock
+//! ([`Device::set_time_of_day`]), then FEATURE_ENABLE last, so features switch on only
 //! once everything they use is in place. A static insert can still fail on
 //! the device (its bucket and the stash full): `apply` then stops with the
 //! error before FEATURE_ENABLE.
@@ -81,6 +90,7 @@ use crate::bus::{BusError, RegisterBus};
 use crate::device::{
     check_write, feature_bit, port_registers, threshold_writes, Device, DeviceError, PortRegisters,
 };
+use crate::extension::{parse_hex_id, ExtensionObjects};
 use crate::flows::{self, check_qp, flow_key, key_text, FlowKey, QP_MAX};
 use crate::formats::{FormatEntry, FormatTable, NotifyFormat, Prefix};
 use crate::longhaul::{
@@ -148,6 +158,8 @@ pub struct LonghaulConfig {
     pub severity: Option<Vec<SeverityConfig>>,
     /// LH-15: the format table; the list replaces the table.
     pub formats: Option<Vec<FormatConfig>>,
+    /// The extension objects (LH-12, LH-13); the table replaces them all.
+    pub extension: Option<ExtensionConfig>,
 }
 
 /// One `[[longhaul.formats]]` entry.
@@ -158,6 +170,20 @@ pub struct FormatConfig {
     pub prefix: String,
     /// `cnp`, `rocev2` or `icmpv6`.
     pub format: String,
+}
+
+/// `[longhaul.extension]`: objects not named are off.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtensionConfig {
+    pub timestamp: Option<bool>,
+    /// UTF-8, 1..=16 bytes.
+    pub device_id: Option<String>,
+    /// Hexadecimal, 1..=8 bytes.
+    pub path_id: Option<String>,
+    pub class_num: Option<toml::Value>,
+    /// The core clock in hertz (the time-of-day increment).
+    pub clock_hz: Option<toml::Value>,
 }
 
 /// `[longhaul] bucket = { refill_clocks = N, depth = N }`.
@@ -313,6 +339,9 @@ pub struct Plan {
     pub features: Option<u32>,
     /// The device must have at least this many ports.
     pub ports_needed: u32,
+    /// Set the gateway's time of day from the host's clock (the timestamp
+    /// object is on), after `flows` and before `features`.
+    pub set_time_of_day: bool,
 }
 
 impl Plan {
@@ -339,7 +368,10 @@ impl Plan {
 
     /// Nothing to do.
     pub fn is_empty(&self) -> bool {
-        self.writes.is_empty() && self.flows.is_empty() && self.features.is_none()
+        self.writes.is_empty()
+            && self.flows.is_empty()
+            && self.features.is_none()
+            && !self.set_time_of_day
     }
 }
 
@@ -360,6 +392,12 @@ impl fmt::Display for Plan {
                 "flow {} <- SQP {} (static)",
                 key_text(&flow.key),
                 flow.sqp
+            )?;
+        }
+        if self.set_time_of_day {
+            writeln!(
+                f,
+                "time of day <- the host's clock (LH_TOD_CONTROL.capture, LH_TOD_BASE_*, LH_TOD_CONTROL.set)"
             )?;
         }
         if let Some(bits) = self.features {
@@ -615,6 +653,7 @@ impl PortConfig {
 
 /// What validation produced before the current threshold values are known.
 struct Validated {
+    set_time_of_day: bool,
     raw: Vec<(u32, u32)>,
     ports: Vec<(u32, PortRegisters, Thresholds)>,
     /// Second level, gateway addresses, aging: by offset.
@@ -674,6 +713,7 @@ impl Config {
             flows: validated.flows,
             features: validated.features,
             ports_needed: validated.ports_needed,
+            set_time_of_day: validated.set_time_of_day,
         })
     }
 
@@ -875,6 +915,20 @@ impl Config {
                 }
             }
         }
+        let mut set_time_of_day = false;
+        if let Some(extension) = self.longhaul.as_ref().and_then(|l| l.extension.as_ref()) {
+            if let Some(objects) = extension.objects(&mut issues) {
+                let problems = objects.check();
+                for (key, e) in &problems {
+                    issues.add(format!("longhaul.extension.{key}"), e.to_string());
+                }
+                if problems.is_empty() {
+                    let writes = objects.writes().expect("checked");
+                    typed_writes(&mut issues, "longhaul.extension", writes);
+                    set_time_of_day = objects.timestamp;
+                }
+            }
+        }
         if let Some(gateway) = &self.gateway {
             if let Some(addresses) = gateway.addresses(&mut issues) {
                 let problems = addresses.check();
@@ -950,6 +1004,7 @@ impl Config {
 
         if issues.0.is_empty() {
             Ok(Validated {
+                set_time_of_day,
                 raw,
                 ports,
                 typed,
@@ -1148,6 +1203,46 @@ impl LonghaulConfig {
     }
 }
 
+impl ExtensionConfig {
+    /// The typed objects, or `None` with the issues of each key. Lengths
+    /// and ranges are [`ExtensionObjects::check`]'s.
+    fn objects(&self, issues: &mut Issues) -> Option<ExtensionObjects> {
+        let before = issues.0.len();
+        let mut objects = ExtensionObjects {
+            timestamp: self.timestamp.unwrap_or(false),
+            device_id: self.device_id.clone(),
+            ..Default::default()
+        };
+        if let Some(text) = &self.path_id {
+            match parse_hex_id(text) {
+                Ok(id) => objects.path_id = Some(id),
+                Err(message) => issues.add("longhaul.extension.path_id", message),
+            }
+        }
+        if let Some(value) = &self.class_num {
+            if let Some(v) = int_field(
+                issues,
+                "longhaul.extension.class_num".into(),
+                value,
+                0,
+                u32::MAX.into(),
+            ) {
+                objects.class_num = v as u32;
+            }
+        }
+        if let Some(value) = &self.clock_hz {
+            objects.clock_hz = int_field(
+                issues,
+                "longhaul.extension.clock_hz".into(),
+                value,
+                0,
+                u64::MAX,
+            );
+        }
+        (issues.0.len() == before).then_some(objects)
+    }
+}
+
 impl GatewayConfig {
     fn addresses(&self, issues: &mut Issues) -> Option<GatewayAddresses> {
         let before = issues.0.len();
@@ -1260,6 +1355,9 @@ pub fn apply<B: RegisterBus>(device: &mut Device<B>, plan: &Plan) -> Result<(), 
     }
     for flow in &plan.flows {
         device.flow_table().insert_static(&flow.key, flow.sqp)?;
+    }
+    if plan.set_time_of_day {
+        device.set_time_of_day_from_system_clock()?;
     }
     if let Some(bits) = plan.features {
         device.write_offset(offset::FEATURE_ENABLE, bits)?;

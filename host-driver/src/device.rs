@@ -60,6 +60,8 @@ pub enum DeviceError {
     SecondLevel(#[from] SecondLevelError),
     #[error(transparent)]
     Format(#[from] crate::formats::FormatError),
+    #[error(transparent)]
+    Extension(#[from] crate::extension::ExtensionError),
 }
 
 /// The VERSION register: major in bits 31..16, minor in 15..0.

@@ -8,6 +8,7 @@
 //!   [`flows`]: the flow table (look-up, static entries, delete, iteration);
 //!   [`longhaul`]: the Long-haul CNP second level and the gateway's addresses;
 //!   [`formats`]: the Long-haul CNP format table (LH-15);
+//!   [`extension`]: the Long-haul CNP's extension objects and time of day;
 //!   [`meter`]: the queue meter (LH-02) and the EMR/QGR triggers;
 //!   [`config`]: TOML settings validated into a write plan; [`units`]:
 //!   parsing of rates, durations and byte sizes.
@@ -15,6 +16,7 @@
 pub mod bus;
 pub mod config;
 pub mod device;
+pub mod extension;
 pub mod flows;
 pub mod formats;
 pub mod longhaul;
@@ -29,6 +31,7 @@ pub mod units;
 pub use bus::{BusError, RegisterBus};
 pub use config::{apply, apply_config, Config, ConfigError, Plan};
 pub use device::{Capabilities, Device, DeviceError, Version};
+pub use extension::{ExtensionError, ExtensionObjects};
 pub use flows::{flow_key, FlowEntry, FlowError, FlowKey, FlowTable};
 pub use formats::{FormatEntry, FormatError, FormatTable, NotifyFormat, Prefix};
 pub use longhaul::{GatewayAddresses, SecondLevel, SecondLevelError};

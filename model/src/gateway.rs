@@ -6,7 +6,8 @@ use crate::longhaul::{LonghaulModel, Notification, Packet, Registers, RegistersM
 use crate::ports::{InPort, OutPort};
 use cngw_packet::parsed::{classify, FrameClass, ParsedHeader};
 use cngw_regmap::{
-    control, feature, flow_command, flow_status, learn_control, offset, Access, REGISTERS,
+    control, feature, flow_command, flow_status, learn_control, offset, tod_control, Access,
+    REGISTERS,
 };
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -218,6 +219,14 @@ impl GatewayModel {
                 if offset == offset::FLOW_COMMAND && value & 0xF != 0 {
                     self.flow_command(value);
                 }
+                // LH-12/LH-13 time of day. (`capture` latches the uptime of
+                // the clock of the write, which the model does not know: see
+                // `time_of_day_captured`.)
+                if offset == offset::LH_TOD_CONTROL && value & tod_control::SET != 0 {
+                    let base = ((self.reg(offset::LH_TOD_BASE_SECONDS) as u64) << 32)
+                        | self.reg(offset::LH_TOD_BASE_FRACTION) as u64;
+                    self.lh.set_time_of_day_base(base);
+                }
                 true
             }
         }
@@ -428,6 +437,17 @@ impl GatewayModel {
         self.lh = LonghaulModel::new(clock);
         self.lh_clock = clock;
         self.windows.clear();
+    }
+
+    /// The host captured the uptime (`LH_TOD_CONTROL.capture`) and the
+    /// device latched `uptime` (NTP 32.32) into `LH_TOD_UPTIME_*`: the
+    /// model has no clock for register writes, so a harness that captures
+    /// (the driver's `set_time_of_day`) tells it what the device read.
+    pub fn time_of_day_captured(&mut self, uptime: u64) {
+        self.registers
+            .insert(offset::LH_TOD_UPTIME_SECONDS, (uptime >> 32) as u32);
+        self.registers
+            .insert(offset::LH_TOD_UPTIME_FRACTION, uptime as u32);
     }
 
     /// The telemetry input reported `bytes` in absolute clock `clock`.

@@ -12,16 +12,26 @@
 //! The model is told those clocks ([`LonghaulModel::decide`],
 //! [`LonghaulModel::queue_depth_changed`]) and produces the notification
 //! frames in the order the RTL sends them, with the clock of each decision.
+//!
+//! Extension objects (LH-12, LH-13): with any object enabled in
+//! `LH_EXT_CONTROL`, Long-haul CNPs of both formats carry the extension
+//! structure [`extension`] builds from the registers; the timestamp object
+//! holds the gateway's time of day in the clock the notification was
+//! decided in ([`time_of_day`]): the base the host set with
+//! `LH_TOD_CONTROL.set` plus the uptime, `k * LH_TOD_INCREMENT` units of
+//! 2^-56 s after reset (the model takes the increment as unchanged since
+//! reset: it has no clock for register writes).
 
 use crate::meter::EcnRate;
 use crate::Frame;
 use cngw_packet::cnp::Cnp;
 use cngw_packet::envelope::Envelope;
 use cngw_packet::flow_key::FlowKey;
+use cngw_packet::icmp_extension::{ExtensionStructure, LonghaulObject, C_TYPE_DEVICE_ID};
 use cngw_packet::longhaul::{metric_type, Action, LonghaulBody, LonghaulCnp};
 use cngw_packet::longhaul_icmpv6::LonghaulIcmpv6;
 use cngw_packet::longhaul_rocev2::LonghaulRocev2;
-use cngw_regmap::{format_control, lh_option, offset};
+use cngw_regmap::{ext_control, format_control, lh_option, offset, tod_control};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// Notified flows the RTL tracks per port.
@@ -173,6 +183,54 @@ pub struct LonghaulModel {
     /// RoCEv2 look-ups toward the WAN: clock (since reset) and bytes (LH-06).
     port_requests: Vec<(u64, u32)>,
     pending: Vec<Notification>,
+    /// The time-of-day base (NTP) of the last `LH_TOD_CONTROL.set`.
+    tod_base: u64,
+}
+
+/// The gateway's time of day (NTP 32.32) in clock `k` after reset: `base`
+/// plus the uptime, which gains `increment` units of 2^-56 s every clock
+/// (an 88-bit counter whose bits 87..24 are the NTP time).
+pub fn time_of_day(k: u64, increment: u32, base: u64) -> u64 {
+    let uptime = (k as u128 * increment as u128) >> tod_control::INCREMENT_EXTRA_BITS;
+    base.wrapping_add(uptime as u64)
+}
+
+/// The extension structure of Long-haul CNPs the registers ask for
+/// (`LH_EXT_*`), with `timestamp` in the timestamp object; `None` when no
+/// object is enabled (the draft: the Extension Header is then omitted).
+/// Objects in C-Type order: timestamp, device identifier, path
+/// identifier; identifier lengths above 16 and 8 bytes send 16 and 8.
+pub fn extension(r: &dyn Registers, timestamp: u64) -> Option<ExtensionStructure> {
+    let control = r.reg(offset::LH_EXT_CONTROL);
+    let class_num = (control >> ext_control::CLASS_NUM_LSB) as u8;
+    let mut objects = Vec::new();
+    if control & ext_control::TIMESTAMP != 0 {
+        objects.push(LonghaulObject::Timestamp(timestamp));
+    }
+    if control & ext_control::DEVICE_ID != 0 {
+        let len = ((control >> ext_control::DEVICE_ID_LEN_LSB) & 0x1F) as usize;
+        let mut id: Vec<u8> = (0..4)
+            .flat_map(|i| r.reg(offset::LH_EXT_DEVICE_ID_0 + 4 * i).to_be_bytes())
+            .collect();
+        id.truncate(len.min(ext_control::DEVICE_ID_MAX));
+        objects.push(match String::from_utf8(id) {
+            Ok(text) => LonghaulObject::DeviceId(text),
+            // The registers may hold any bytes; the hardware sends them.
+            Err(e) => LonghaulObject::Other {
+                c_type: C_TYPE_DEVICE_ID,
+                payload: e.into_bytes(),
+            },
+        });
+    }
+    if control & ext_control::PATH_ID != 0 {
+        let len = ((control >> ext_control::PATH_ID_LEN_LSB) & 0xF) as usize;
+        let mut id: Vec<u8> = (0..2)
+            .flat_map(|i| r.reg(offset::LH_EXT_PATH_ID_0 + 4 * i).to_be_bytes())
+            .collect();
+        id.truncate(len.min(ext_control::PATH_ID_MAX));
+        objects.push(LonghaulObject::PathId(id));
+    }
+    (!objects.is_empty()).then(|| ExtensionStructure::from_longhaul(class_num, &objects))
 }
 
 fn now_us(k: u64, regs: &dyn Registers) -> u32 {
@@ -199,6 +257,16 @@ impl LonghaulModel {
 
     fn k(&self, clock: u64) -> u64 {
         clock.saturating_sub(self.reset_clock)
+    }
+
+    /// `LH_TOD_CONTROL.set`: the time of day becomes uptime + `base`.
+    pub fn set_time_of_day_base(&mut self, base: u64) {
+        self.tod_base = base;
+    }
+
+    /// The time of day in clock `k` after reset.
+    fn tod(&self, k: u64, r: &dyn Registers) -> u64 {
+        time_of_day(k, r.reg(offset::LH_TOD_INCREMENT), self.tod_base)
     }
 
     /// Tokens at clock `k` (refills since the last event added, capped).
@@ -269,7 +337,7 @@ impl LonghaulModel {
             }
             let t = self.tracker[slot].take().unwrap();
             let action = regs.reg(offset::LH_RESUME_ACTION);
-            let frame = self.frame(&t.key, t.sqp, t.mac, t.pkey, action, t.format, regs);
+            let frame = self.frame(&t.key, t.sqp, t.mac, t.pkey, action, t.format, k, regs);
             self.pending.push(Notification {
                 clock: self.reset_clock + k,
                 frame,
@@ -463,7 +531,7 @@ impl LonghaulModel {
             _ => r.reg(offset::LH_SEV2_ACTION),
         };
         let format = notify_format(Ipv6Addr::from(pkt.key.sip), r);
-        let frame = self.frame(&pkt.key, sqp, pkt.src_mac, pkt.pkey, action, format, r);
+        let frame = self.frame(&pkt.key, sqp, pkt.src_mac, pkt.pkey, action, format, k, r);
         self.pending.push(Notification { clock, frame });
         self.tracker[hit.or(free).unwrap()] = Some(Tracked {
             key: pkt.key,
@@ -487,7 +555,8 @@ impl LonghaulModel {
     }
 
     /// The frame for the flow `key` with the action register `action` in
-    /// `format` (never the ICMPv6 format to an IPv4 sender).
+    /// `format` (never the ICMPv6 format to an IPv4 sender), decided in
+    /// clock `k` after reset.
     #[allow(clippy::too_many_arguments)]
     fn frame(
         &self,
@@ -497,6 +566,7 @@ impl LonghaulModel {
         pkey: u16,
         action: u32,
         format: NotifyFormat,
+        k: u64,
         r: &dyn Registers,
     ) -> Frame {
         let options = r.reg(offset::LH_OPTIONS);
@@ -535,14 +605,20 @@ impl LonghaulModel {
             metric_type: if hide { 0 } else { metric_type::QUEUE_DEPTH_KB },
             metric_value: if hide { 0 } else { qd_kb },
         };
+        // LH-12/LH-13: the optional extension objects (both Long-haul
+        // formats; a standard CNP never has them).
+        let cnp = LonghaulCnp {
+            body,
+            extension: extension(r, self.tod(k, r)),
+        };
         let data = match format {
             NotifyFormat::LonghaulRocev2 => {
-                let mut lh = LonghaulRocev2::new(sqp, LonghaulCnp::new(body));
+                let mut lh = LonghaulRocev2::new(sqp, cnp);
                 lh.pkey = pkey;
                 lh.to_frame(&env).to_bytes()
             }
             NotifyFormat::LonghaulIcmpv6 => {
-                let mut m = LonghaulIcmpv6::new(LonghaulCnp::new(body));
+                let mut m = LonghaulIcmpv6::new(cnp);
                 m.icmp_type = (r.reg(offset::LH_ICMPV6_TYPE) & 0xFF) as u8;
                 m.to_frame(&env).expect("an IPv6 envelope").to_bytes()
             }
@@ -569,4 +645,86 @@ pub trait RegistersMut {
     fn count(&mut self, offset: u32);
     /// A status register the gateway drives.
     fn set(&mut self, offset: u32, value: u32);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cngw_packet::icmp_extension::{ExtensionObject, C_TYPE_PATH_ID, C_TYPE_TIMESTAMP};
+    use cngw_regmap::{by_offset, tod_control};
+    use std::collections::BTreeMap;
+
+    struct Regs(BTreeMap<u32, u32>);
+    impl Registers for Regs {
+        fn reg(&self, offset: u32) -> u32 {
+            self.0
+                .get(&offset)
+                .copied()
+                .unwrap_or_else(|| by_offset(offset).unwrap().reset)
+        }
+    }
+
+    /// The registers' objects, in C-Type order; lengths past the
+    /// registers capped at 16 and 8 bytes; bytes that are not UTF-8 sent
+    /// as they are; nothing when no object is enabled (reset).
+    #[test]
+    fn lh_12_extension_objects_come_from_the_registers() {
+        let mut r = Regs(BTreeMap::new());
+        assert_eq!(extension(&r, 5), None, "no extension after reset");
+        r.0.insert(offset::LH_EXT_DEVICE_ID_0, u32::from_be_bytes(*b"gw-p"));
+        r.0.insert(offset::LH_EXT_DEVICE_ID_1, u32::from_be_bytes(*b"aris"));
+        r.0.insert(offset::LH_EXT_DEVICE_ID_2, u32::from_be_bytes(*b"-1xy"));
+        r.0.insert(offset::LH_EXT_DEVICE_ID_3, 0xFFFF_FFFF);
+        r.0.insert(offset::LH_EXT_PATH_ID_0, 0x0A0B_0C0D);
+        r.0.insert(offset::LH_EXT_PATH_ID_1, 0x0102_0304);
+        r.0.insert(offset::LH_EXT_CONTROL, 0x0F0A_F707);
+        let e = extension(&r, 0x1122_3344_5566_7788).unwrap();
+        assert_eq!(
+            e,
+            ExtensionStructure::from_longhaul(
+                247,
+                &[
+                    LonghaulObject::Timestamp(0x1122_3344_5566_7788),
+                    LonghaulObject::DeviceId("gw-paris-1".into()),
+                    LonghaulObject::PathId(vec![10, 11, 12, 13, 1, 2, 3, 4]),
+                ]
+            )
+        );
+        assert_eq!(e.len(), 4 + 12 + 16 + 12);
+        // Device identifier length 31: 16 bytes, the last four 0xFF.
+        r.0.insert(offset::LH_EXT_CONTROL, 0x001F_0102);
+        let e = extension(&r, 0).unwrap();
+        let mut id = b"gw-paris-1xy".to_vec();
+        id.extend([0xFF; 4]);
+        assert_eq!(
+            e.objects,
+            [ExtensionObject {
+                class_num: 1,
+                c_type: C_TYPE_DEVICE_ID,
+                payload: id
+            }]
+        );
+        r.0.insert(offset::LH_EXT_CONTROL, 0x0000_0005);
+        let e = extension(&r, 7).unwrap();
+        assert_eq!(
+            e.objects.iter().map(|o| o.c_type).collect::<Vec<_>>(),
+            [C_TYPE_TIMESTAMP, C_TYPE_PATH_ID]
+        );
+        assert_eq!(e.objects[1].payload, Vec::<u8>::new(), "length 0");
+    }
+
+    /// The time of day: base + floor(k * increment / 2^24), modulo 2^64.
+    #[test]
+    fn lh_12_time_of_day_is_base_plus_clocks_times_increment() {
+        let inc = tod_control::DEFAULT_INCREMENT;
+        assert_eq!(time_of_day(0, inc, 42), 42);
+        // 322,265,625 clocks of 322.265625 MHz: one second (within 1 ns).
+        let t = time_of_day(322_265_625, inc, 0);
+        assert_eq!(t >> 32, 1);
+        assert!(
+            (t & 0xFFFF_FFFF) < 5 || (t & 0xFFFF_FFFF) > 0xFFFF_FFFA,
+            "{t:#x}"
+        );
+        assert_eq!(time_of_day(3, 1 << 24, u64::MAX), 2, "wraps");
+    }
 }

@@ -139,6 +139,47 @@ pub mod format_control {
     pub const STRIDE: u32 = 0x20;
 }
 
+/// Fields of `LH_EXT_CONTROL`: the optional extension objects of Long-haul
+/// CNPs (LH-12, LH-13). With no object enabled (the state after reset) the
+/// extension structure is omitted, as the draft requires.
+pub mod ext_control {
+    /// Timestamp object (C-Type 1): the 8-byte NTP time of the decision.
+    pub const TIMESTAMP: u32 = 1 << 0;
+    /// Device identifier object (C-Type 2): `LH_EXT_DEVICE_ID_*`.
+    pub const DEVICE_ID: u32 = 1 << 1;
+    /// Path identifier object (C-Type 3): `LH_EXT_PATH_ID_*`.
+    pub const PATH_ID: u32 = 1 << 2;
+    pub const CLASS_NUM_LSB: u32 = 8;
+    /// Reset Class-Num: 247, the first private-use value (the packet
+    /// crate's `LONGHAUL_CLASS_NUM`; IANA has not assigned one).
+    pub const DEFAULT_CLASS_NUM: u32 = 247;
+    pub const DEVICE_ID_LEN_LSB: u32 = 16;
+    pub const PATH_ID_LEN_LSB: u32 = 24;
+    /// Longest device identifier (bytes of `LH_EXT_DEVICE_ID_0..3`).
+    pub const DEVICE_ID_MAX: usize = 16;
+    /// Longest path identifier (bytes of `LH_EXT_PATH_ID_0..1`).
+    pub const PATH_ID_MAX: usize = 8;
+}
+
+/// The gateway's time of day (the timestamp object's clock): an uptime
+/// counter advanced by `LH_TOD_INCREMENT` every clock, plus a base the host
+/// sets. Bits of `LH_TOD_CONTROL` (write-1-to-pulse).
+pub mod tod_control {
+    /// Latch the uptime (NTP format) into `LH_TOD_UPTIME_*`.
+    pub const CAPTURE: u32 = 1 << 0;
+    /// The time of day becomes uptime + `LH_TOD_BASE_*` (as written).
+    pub const SET: u32 = 1 << 1;
+    /// Fraction bits of `LH_TOD_INCREMENT` below the NTP fraction: the
+    /// increment is in units of 2^-56 s.
+    pub const INCREMENT_EXTRA_BITS: u32 = 24;
+    /// `LH_TOD_INCREMENT` for a core clock of `hz` hertz: round(2^56 / hz).
+    pub const fn increment_for(hz: u64) -> u64 {
+        ((1u128 << 56) + hz as u128 / 2).wrapping_div(hz as u128) as u64
+    }
+    /// The reset value: the 100GbE MAC clock, 322.265625 MHz.
+    pub const DEFAULT_INCREMENT: u32 = increment_for(322_265_625) as u32;
+}
+
 /// Bits of `LEARN_CONTROL`: source-QP learning methods (LH-01), each off
 /// after reset.
 pub mod learn_control {
@@ -185,6 +226,8 @@ pub const NOT_CLEARED: &[u32] = &[
     offset::PORT0_QUEUE_AVG_BYTES,
     offset::PORT0_EMR_Q16,
     offset::LH_PORT_WINDOW_BYTES,
+    offset::LH_TOD_UPTIME_SECONDS,
+    offset::LH_TOD_UPTIME_FRACTION,
 ];
 
 const FEATURE_FIELDS: &[Field] = &[
@@ -327,6 +370,60 @@ const FORMAT_CONTROL_FIELDS: &[Field] = &[
         lsb: 8,
         width: 8,
         doc: "prefix length in bits, 0..128 (IPv4 prefixes: 96 + length)",
+    },
+];
+
+const EXT_CONTROL_FIELDS: &[Field] = &[
+    Field {
+        name: "timestamp",
+        lsb: 0,
+        width: 1,
+        doc: "LH-12/LH-13: timestamp object (C-Type 1, 8-byte NTP time of the decision, LH_TOD_*)",
+    },
+    Field {
+        name: "device_id",
+        lsb: 1,
+        width: 1,
+        doc: "device identifier object (C-Type 2, LH_EXT_DEVICE_ID_*)",
+    },
+    Field {
+        name: "path_id",
+        lsb: 2,
+        width: 1,
+        doc: "path identifier object (C-Type 3, LH_EXT_PATH_ID_*)",
+    },
+    Field {
+        name: "class_num",
+        lsb: 8,
+        width: 8,
+        doc: "Class-Num of the objects (draft TBD2; 247: private use)",
+    },
+    Field {
+        name: "device_id_len",
+        lsb: 16,
+        width: 5,
+        doc: "device identifier length in bytes, 0..16 (larger values send 16)",
+    },
+    Field {
+        name: "path_id_len",
+        lsb: 24,
+        width: 4,
+        doc: "path identifier length in bytes, 0..8 (larger values send 8)",
+    },
+];
+
+const TOD_CONTROL_FIELDS: &[Field] = &[
+    Field {
+        name: "capture",
+        lsb: 0,
+        width: 1,
+        doc: "write 1 to latch the uptime into LH_TOD_UPTIME_SECONDS/FRACTION",
+    },
+    Field {
+        name: "set",
+        lsb: 1,
+        width: 1,
+        doc: "write 1: the time of day becomes uptime + LH_TOD_BASE_SECONDS/FRACTION",
     },
 ];
 
@@ -714,6 +811,32 @@ register_map! {
     LH_FORMAT7_PREFIX_3 @ 0x4EC : ReadWrite = 0, volatile = false, fields = WHOLE;
     /// Entry 7 valid, format and prefix length, as entry 0.
     LH_FORMAT7_CONTROL @ 0x4F0 : ReadWrite = 0, volatile = false, fields = FORMAT_CONTROL_FIELDS;
+    /// Optional extension objects of Long-haul CNPs (LH-12, LH-13): which objects, their Class-Num and the identifier lengths; none after reset (no extension structure).
+    LH_EXT_CONTROL @ 0x500 : ReadWrite = ext_control::DEFAULT_CLASS_NUM << ext_control::CLASS_NUM_LSB, volatile = false, fields = EXT_CONTROL_FIELDS;
+    /// Device identifier bytes 0..3 (UTF-8; first byte in bits 31..24).
+    LH_EXT_DEVICE_ID_0 @ 0x504 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Device identifier bytes 4..7.
+    LH_EXT_DEVICE_ID_1 @ 0x508 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Device identifier bytes 8..11.
+    LH_EXT_DEVICE_ID_2 @ 0x50C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Device identifier bytes 12..15.
+    LH_EXT_DEVICE_ID_3 @ 0x510 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Path identifier bytes 0..3 (opaque; first byte in bits 31..24).
+    LH_EXT_PATH_ID_0 @ 0x514 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Path identifier bytes 4..7.
+    LH_EXT_PATH_ID_1 @ 0x518 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Time of day: uptime advance per core clock in units of 2^-56 s, round(2^56 / f_clk) (reset: 322.265625 MHz).
+    LH_TOD_INCREMENT @ 0x51C : ReadWrite = tod_control::DEFAULT_INCREMENT, volatile = false, fields = WHOLE;
+    /// Time of day = uptime + this base: seconds (NTP, since 1900), taken on LH_TOD_CONTROL.set.
+    LH_TOD_BASE_SECONDS @ 0x520 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Base fraction of a second (units of 2^-32 s), taken on LH_TOD_CONTROL.set.
+    LH_TOD_BASE_FRACTION @ 0x524 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Time-of-day strobes: capture the uptime, set the base.
+    LH_TOD_CONTROL @ 0x528 : WritePulse = 0, volatile = false, fields = TOD_CONTROL_FIELDS;
+    /// Uptime at the last LH_TOD_CONTROL.capture: whole seconds.
+    LH_TOD_UPTIME_SECONDS @ 0x52C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Uptime at the last LH_TOD_CONTROL.capture: fraction of a second (units of 2^-32 s).
+    LH_TOD_UPTIME_FRACTION @ 0x530 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// Observation window of the per-flow and per-port byte counts, in microseconds, counted from reset (LH-06).
     LH_OBS_WINDOW_US @ 0x600 : ReadWrite = 100, volatile = false, fields = WHOLE;
     /// Top-contributor share (LH-06), in 1/256: a congested packet's flow is told only once its bytes in the current window reach this share of the port's bytes in the last complete window; 0 tells every flow.
@@ -777,6 +900,40 @@ mod tests {
     fn hw_04_every_feature_is_off_after_reset() {
         assert_eq!(by_name("feature_enable").unwrap().reset, 0);
         assert_eq!(by_name("learn_control").unwrap().reset, 0);
+        // LH-12/LH-13: no extension object (no extension structure).
+        let ext = by_name("LH_EXT_CONTROL").unwrap();
+        let objects = ext_control::TIMESTAMP | ext_control::DEVICE_ID | ext_control::PATH_ID;
+        assert_eq!(ext.reset & objects, 0);
+        assert_eq!(
+            ext.field("class_num").unwrap().lsb,
+            ext_control::CLASS_NUM_LSB
+        );
+        assert_eq!(ext.reset >> ext_control::CLASS_NUM_LSB, 247);
+    }
+
+    #[test]
+    fn lh_12_time_of_day_increment_is_rounded_2_pow_56_over_the_clock() {
+        assert_eq!(tod_control::DEFAULT_INCREMENT, 223_596_898);
+        assert_eq!(
+            by_name("LH_TOD_INCREMENT").unwrap().reset,
+            tod_control::DEFAULT_INCREMENT
+        );
+        // 1 GHz: 2^56 / 1e9 = 72,057,594.04 -> 72,057,594.
+        assert_eq!(tod_control::increment_for(1_000_000_000), 72_057_594);
+        // 2^24 Hz is exactly 2^32: one past what the register holds.
+        assert_eq!(tod_control::increment_for(1 << 24), 1 << 32);
+        let ext = by_name("LH_EXT_CONTROL").unwrap();
+        assert_eq!(
+            ext.field("device_id_len").unwrap().lsb,
+            ext_control::DEVICE_ID_LEN_LSB
+        );
+        assert_eq!(
+            ext.field("path_id_len").unwrap().lsb,
+            ext_control::PATH_ID_LEN_LSB
+        );
+        let tod = by_name("LH_TOD_CONTROL").unwrap();
+        assert_eq!(tod.field("capture").unwrap().mask(), tod_control::CAPTURE);
+        assert_eq!(tod.field("set").unwrap().mask(), tod_control::SET);
     }
 
     #[test]

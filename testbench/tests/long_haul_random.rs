@@ -11,6 +11,11 @@
 //! random lengths with random bits past the length, every format including
 //! the reserved one and ICMPv6 on IPv4, invalid entries, lengths above 128),
 //! so senders get the table's format or, unmatched, `LH_OPTIONS`'.
+//! The Long-haul CNPs
+//! carry random extension objects (LH-12, LH-13): a random set of objects,
+//! Class-Num, device identifier (0..20 register bytes, capped at 16) and
+//! path identifier (0..10, capped at 8), a random time-of-day increment and
+//! base, so every timestamp shows the decision clock the model computed.
 
 use cngw_model::{Frame, GatewayModel, InPort, OutPort};
 use cngw_packet::cnp::Cnp;
@@ -19,7 +24,9 @@ use cngw_packet::longhaul_icmpv6::LonghaulIcmpv6;
 use cngw_packet::longhaul_rocev2::LonghaulRocev2;
 use cngw_packet::scapy::{assert_checksums_ok, dissect};
 use cngw_packet::{Ecn, RoceFrameBuilder};
-use cngw_regmap::{feature, flow_command, format_control, lh_option, offset};
+use cngw_regmap::{
+    ext_control, feature, flow_command, format_control, lh_option, offset, tod_control,
+};
 use cngw_sim::Gateway;
 use cngw_testbench::traffic::random_mix;
 use cngw_testbench::{compare_counters, Bench, Pause};
@@ -163,6 +170,33 @@ fn run_seed(seed: u64, idle: f64, backpressure: f64) -> [usize; 3] {
         (offset::GW_IPV4, 0x0A00_0101),
         (offset::GW_IPV6_0, 0xFD00_0000),
         (offset::GW_IPV6_3, 0x0000_00FE),
+    ] {
+        both(&mut b, &mut m, off, v);
+    }
+    // LH-12/LH-13: extension objects (every one for seed 1), identifiers
+    // of random bytes and lengths, the time of day from a random base and
+    // increment.
+    let objects = if seed % 3 == 1 {
+        7
+    } else {
+        rng.gen_range(1..8)
+    };
+    let control = objects
+        | rng.gen_range(0..256u32) << ext_control::CLASS_NUM_LSB
+        | rng.gen_range(0..21u32) << ext_control::DEVICE_ID_LEN_LSB
+        | rng.gen_range(0..11u32) << ext_control::PATH_ID_LEN_LSB;
+    for (off, v) in [
+        (offset::LH_EXT_CONTROL, control),
+        (offset::LH_EXT_DEVICE_ID_0, rng.gen()),
+        (offset::LH_EXT_DEVICE_ID_1, rng.gen()),
+        (offset::LH_EXT_DEVICE_ID_2, rng.gen()),
+        (offset::LH_EXT_DEVICE_ID_3, rng.gen()),
+        (offset::LH_EXT_PATH_ID_0, rng.gen()),
+        (offset::LH_EXT_PATH_ID_1, rng.gen()),
+        (offset::LH_TOD_INCREMENT, rng.gen_range(1 << 26..=u32::MAX)),
+        (offset::LH_TOD_BASE_SECONDS, rng.gen()),
+        (offset::LH_TOD_BASE_FRACTION, rng.gen()),
+        (offset::LH_TOD_CONTROL, tod_control::SET),
     ] {
         both(&mut b, &mut m, off, v);
     }
@@ -334,6 +368,25 @@ fn run_seed(seed: u64, idle: f64, backpressure: f64) -> [usize; 3] {
             frames.len(),
             "seed {seed}: scapy saw every notification"
         );
+        // Every Long-haul CNP (E bit, or the ICMPv6 format) carries the
+        // extension structure, whose checksum scapy recomputed.
+        let longhaul = dissected
+            .iter()
+            .filter(|f| {
+                f.contains_key("icmpv6_chksum_ok")
+                    || f.get("BTH.resv6")
+                        .is_some_and(|v| v.parse::<u8>().unwrap() & 0x20 != 0)
+            })
+            .count();
+        let with_ext = dissected
+            .iter()
+            .filter(|f| f.get("ext_chksum_ok").map(String::as_str) == Some("True"))
+            .count();
+        assert_eq!(
+            with_ext, longhaul,
+            "seed {seed}: extension on every Long-haul CNP"
+        );
+        assert!(longhaul > 0, "seed {seed}: Long-haul CNPs were sent");
     }
     let resumes = m.read_register(offset::LH_RESUME_SENT).unwrap();
     let formats: Vec<String> = flows

@@ -6,10 +6,10 @@ use crate::counters::{self, CounterRow};
 use crate::device::{device_error, maybe_logged};
 use anyhow::{ensure, Context, Result};
 use cngw_driver::config::{apply, Config, Plan};
-use cngw_driver::{Device, SimBus};
+use cngw_driver::{Device, RegisterBus, SimBus};
 use cngw_model::{Frame, GatewayModel, InPort, OutPort};
 use cngw_packet::TimedFrame;
-use cngw_regmap::{by_name, offset};
+use cngw_regmap::{by_name, offset, tod_control};
 use cngw_sim::Gateway;
 use cngw_testbench::scoreboard::{compare, compare_counters, expect};
 use cngw_testbench::{
@@ -120,6 +120,37 @@ impl Session {
                 "the reference model refused the write of {value:#x} to {:#05x}",
                 off
             );
+        }
+        if plan.set_time_of_day {
+            // The driver set the time of day from the host's clock (LH-12):
+            // the model takes the base and the captured uptime the device
+            // holds (it has no clock for the capture).
+            let mut dev = Device::open(SimBus::new(&mut gateway)).map_err(device_error)?;
+            let mut read = |off: u32| {
+                dev.bus_mut()
+                    .read32(off)
+                    .map_err(|e| device_error(e.into()))
+            };
+            let base = [
+                (
+                    offset::LH_TOD_BASE_SECONDS,
+                    read(offset::LH_TOD_BASE_SECONDS)?,
+                ),
+                (
+                    offset::LH_TOD_BASE_FRACTION,
+                    read(offset::LH_TOD_BASE_FRACTION)?,
+                ),
+                (offset::LH_TOD_CONTROL, tod_control::SET),
+            ];
+            let uptime = (u64::from(read(offset::LH_TOD_UPTIME_SECONDS)?) << 32)
+                | u64::from(read(offset::LH_TOD_UPTIME_FRACTION)?);
+            for (off, value) in base {
+                ensure!(
+                    model.write_register(off, value),
+                    "the model refused {off:#05x}"
+                );
+            }
+            model.time_of_day_captured(uptime);
         }
         Ok(Session {
             gateway,

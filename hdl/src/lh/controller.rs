@@ -60,6 +60,10 @@
 //! rests while the bucket is full, so the timing never depends on when the
 //! registers were written).
 //!
+//! Timestamp (LH-12, LH-13): each job carries `tod`, the time of day of the
+//! clock it is decided in (a packet's or a Resume's), on `job_timestamp`,
+//! for the extension's timestamp object.
+//!
 //! Times are in microseconds from `now_us`; comparisons are modulo 2^32.
 //! Latency: a decision is registered one clock after `res_valid` and the
 //! job is in the FIFO (visible on `job_valid`) the clock after.
@@ -120,6 +124,9 @@ pub struct LhController {
     /// LH-15: the format table matched the sender, and the format it says.
     pub res_fmt_hit: Signal<In, Bit>,
     pub res_fmt: Signal<In, Bits<2>>,
+    /// Time of day (NTP): a job carries that of the clock it is decided in
+    /// (LH-12/LH-13 timestamp object).
+    pub tod: Signal<In, Bits<64>>,
     /// Jobs for `NotifyBuilder` (its `job_*` inputs).
     pub job_valid: Signal<Out, Bit>,
     pub job_ready: Signal<In, Bit>,
@@ -130,6 +137,7 @@ pub struct LhController {
     pub job_dqp: Signal<Out, Bits<24>>,
     pub job_pkey: Signal<Out, Bits<16>>,
     pub job_body: Signal<Out, Bits<96>>,
+    pub job_timestamp: Signal<Out, Bits<64>>,
     pub cnp_sent: Signal<Out, Bits<32>>,
     pub resume_sent: Signal<Out, Bits<32>>,
     pub suppressed: Signal<Out, Bits<32>>,
@@ -156,6 +164,8 @@ pub struct LhController {
     trk_kind: Vec<DFF<Bits<2>>>,
     // Job FIFO.
     fifo: Vec<DFF<Bits<315>>>,
+    /// The jobs' decision times, beside `fifo`.
+    fifo_tod: Vec<DFF<Bits<64>>>,
     fifo_wptr: DFF<Bits<3>>,
     fifo_rptr: DFF<Bits<3>>,
     fifo_count: DFF<Bits<4>>,
@@ -263,6 +273,8 @@ impl Logic for LhController {
         for i in 0..JOB_FIFO_DEPTH {
             self.fifo[i].clock.next = self.clock.val();
             self.fifo[i].d.next = self.fifo[i].q.val();
+            self.fifo_tod[i].clock.next = self.clock.val();
+            self.fifo_tod[i].d.next = self.fifo_tod[i].q.val();
         }
 
         self.congested.next =
@@ -503,10 +515,12 @@ impl Logic for LhController {
 
         // FIFO.
         self.job_out.next = 0.into();
+        self.job_timestamp.next = 0.into();
         if self.fifo_count.q.val() != 0 {
             for i in 0..JOB_FIFO_DEPTH {
                 if self.fifo_rptr.q.val().index() == i {
                     self.job_out.next = self.fifo[i].q.val();
+                    self.job_timestamp.next = self.fifo_tod[i].q.val();
                 }
             }
         }
@@ -514,6 +528,7 @@ impl Logic for LhController {
             for i in 0..JOB_FIFO_DEPTH {
                 if self.fifo_wptr.q.val().index() == i {
                     self.fifo[i].d.next = self.job_in.val();
+                    self.fifo_tod[i].d.next = self.tod.val();
                 }
             }
         }
@@ -631,6 +646,7 @@ impl Default for LhController {
             res_pkey: Default::default(),
             res_fmt_hit: Default::default(),
             res_fmt: Default::default(),
+            tod: Default::default(),
             job_valid: Default::default(),
             job_ready: Default::default(),
             job_kind: Default::default(),
@@ -640,6 +656,7 @@ impl Default for LhController {
             job_dqp: Default::default(),
             job_pkey: Default::default(),
             job_body: Default::default(),
+            job_timestamp: Default::default(),
             cnp_sent: Default::default(),
             resume_sent: Default::default(),
             suppressed: Default::default(),
@@ -664,6 +681,7 @@ impl Default for LhController {
             trk_pkey: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
             trk_kind: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
             fifo: (0..JOB_FIFO_DEPTH).map(|_| Default::default()).collect(),
+            fifo_tod: (0..JOB_FIFO_DEPTH).map(|_| Default::default()).collect(),
             fifo_wptr: Default::default(),
             fifo_rptr: Default::default(),
             fifo_count: Default::default(),

@@ -1,29 +1,64 @@
 //! `NotifyBuilder`: turns a notification job into a complete frame: a
 //! RoCEv2 CNP (IPv4 header checksum and ICRC included) or a Long-haul CNP
-//! in ICMPv6 format (ICMPv6 checksum included), on an AXI4-Stream source.
+//! in ICMPv6 format (ICMPv6 checksum included), with the optional
+//! extension structure of the Long-haul CNP, on an AXI4-Stream source.
 //!
 //! ```text
 //!                  +-------------------------------------------------------------+
 //!  job_valid   --->| IDLE: compose the frame    CSUM: Ipv4HeaderChecksum (RoCEv2) |
-//!  job_ready   <---|   = template(kind, ipv6)   STREAM: beats through FrameIcrc   |---> m (two beats,
-//!  job_kind    --->|   | MACs | DSCP | IPs        (RoCEv2) or Icmpv6Checksum      |     tuser 0)
-//!  job_ipv6 ...--->|   | P_Key | DestQP | body  SEND: beat 0, beat 1 (tlast)     |
-//!  job_icmp_type ->|   | ICMPv6 type           the checksums and the ICRC are    |
-//!                  |                            written into the held beats       |
+//!  job_ready   <---|   = template(kind, ipv6)   STREAM: beats through FrameIcrc   |---> m (two or three
+//!  job_kind    --->|   | MACs | DSCP | IPs        (RoCEv2) or Icmpv6Checksum      |     beats, tuser 0)
+//!  job_ipv6 ...--->|   | P_Key | DestQP | body  SEND: beat 0, 1 (, 2) (tlast)    |
+//!  job_icmp_type ->|   | ICMPv6 type | lengths   the checksums and the ICRC are    |
+//!  job_timestamp ->|   | extension structure    written into the held frame      |
+//!  ext_* --------->| [configuration pipeline: objects, lengths, their sum]       |
 //!                  +-------------------------------------------------------------+
 //! ```
 //! Kinds (`job_kind`, [`NotifyKind`]):
 //! - 0 standard CNP (BTH opcode 0x81, BECN, 16 zero bytes): 74 bytes over
-//!   IPv4, 94 over IPv6;
+//!   IPv4, 94 over IPv6; never an extension structure;
 //! - 1 Long-haul CNP in RoCEv2 format (LH-12: opcode 0x81, BECN 1, E bit 1,
-//!   12-byte body straight after the BTH): 70 bytes over IPv4, 90 over IPv6;
+//!   12-byte body straight after the BTH, then the extension structure if
+//!   any object is enabled, then the ICRC over all of it): 70 + E bytes
+//!   over IPv4, 90 + E over IPv6;
 //! - 2 Long-haul CNP in ICMPv6 format (LH-13, IPv6 only): ICMPv6 type
-//!   `job_icmp_type`, code 0, checksum, the 12-byte body and no extension
-//!   structure; IPv6 next header 58, payload length 16: 70 bytes. The
-//!   message is 16 bytes, already a multiple of four, so the packet crate
-//!   adds no padding (the draft pads extension objects only), and the
-//!   frame is above the 60-byte Ethernet minimum.
+//!   `job_icmp_type`, code 0, checksum, the 12-byte body and the extension
+//!   structure if any; IPv6 next header 58, payload length 16 + E: 70 + E
+//!   bytes. Every part is a multiple of four bytes (objects are padded), so
+//!   the message needs no further padding, and every frame is above the
+//!   60-byte Ethernet minimum.
 //! - 3 is not a kind; the block builds kind 1.
+//!
+//! E is the length of the extension structure (RFC 4884 section 7, the
+//! draft's "Optional Extension Objects"): 0 when no object is enabled (the
+//! draft: the Extension Header MUST then be omitted), else the 4-byte
+//! header (version 2, reserved 0, checksum) and the enabled objects in
+//! C-Type order, each `Length | Class-Num | C-Type | payload` zero-padded
+//! to four bytes, Length unpadded:
+//! - timestamp (`ext_enable` bit 0, C-Type 1): `job_timestamp`, 8 bytes
+//!   of NTP time (seconds in bits 63..32), 12 bytes in all;
+//! - device identifier (bit 1, C-Type 2): the first `ext_device_id_len`
+//!   bytes (0..16; larger values send 16) of `ext_device_id`;
+//! - path identifier (bit 2, C-Type 3): the first `ext_path_id_len` bytes
+//!   (0..8; larger values send 8) of `ext_path_id`;
+//!
+//! all with Class-Num `ext_class_num`; E is 0 or 8..48. The extension
+//! checksum is the one's complement of the one's complement sum of header
+//! and objects — the same bytes `cngw_packet::icmp_extension` builds. The
+//! IPv4 total length, UDP length and IPv6 payload length grow by E; the ICRC
+//! (kind 1) and the ICMPv6 checksum (kind 2) cover the structure.
+//!
+//! The `ext_*` inputs are configuration (registers): the block takes them
+//! through a two-stage pipeline (objects placed and summed, then the sum
+//! folded) that recomputes only when an input changed, so a job sees them
+//! as they were at least three clocks before it is taken; `job_ready` stays
+//! low while the pipeline moves (two clocks after a change, and after
+//! reset), so every frame comes from one configuration. Every object
+//! sits at a multiple of four bytes, so the checksum does not depend on
+//! where an object lands: the pipeline keeps the folded sum of everything
+//! but the timestamp, the job adds its timestamp's four words, and the
+//! result goes into the held frame in the clock after the job is taken,
+//! before any beat streams through the ICRC or ICMPv6 checksum.
 //!
 //! Kind 2 with `job_ipv6` low is a caller error (the draft's
 //! "Applicability Statement": IPv4 destinations get the RoCEv2 format): the
@@ -44,18 +79,23 @@
 //! IPv4-mapped 128-bit value, like `HeaderSource`), `job_dscp`, `job_pkey`
 //! and `job_dqp` (BTH DestQP: the sender's QP; ignored by kind 2) as
 //! numbers, `job_body` the 12-byte Long-haul body in lane order (ignored
-//! for a standard CNP) and `job_icmp_type` the ICMPv6 type (kind 2 only;
-//! the draft's TBD1, 200 by default in the packet crate).
+//! for a standard CNP), `job_icmp_type` the ICMPv6 type (kind 2 only; the
+//! draft's TBD1, 200 by default in the packet crate) and `job_timestamp`
+//! a number (used when the timestamp object is enabled). `ext_device_id`
+//! and `ext_path_id` are in lane order (byte 0 of the identifier first).
 //!
 //! One job at a time: `job_ready` is high in IDLE only; a job is taken on
 //! `job_valid & job_ready`. The first beat of a RoCEv2 frame leaves ten
 //! clocks after the job is taken (one to compose, four for the IPv4
 //! checksum, two to stream the beats through `FrameIcrc`, three for its
-//! result), a frame every twelve clocks at best when `m.tready` stays
-//! high; that of an ICMPv6 frame nine clocks after (one to compose, two to
-//! stream the beats through `Icmpv6Checksum`, six for its result), a frame
-//! every eleven clocks at best. Far above any configured notification
-//! rate. The output holds its beat until `m.tready`.
+//! result), eleven for a three-beat frame (a Long-haul RoCEv2 frame over
+//! IPv6 with more than 38 bytes of extension); a frame every twelve clocks
+//! at best when `m.tready` stays high (fourteen for three beats); that of an
+//! ICMPv6 frame nine clocks after (one to compose, two to stream the beats
+//! through `Icmpv6Checksum`, six for its result), a frame every eleven
+//! clocks at best. The extension costs nothing more. Far above any
+//! configured notification rate. The output holds its beat until
+//! `m.tready`.
 //!
 //! Issue 4: the frame builder of the notification engine (LH-12, LH-13;
 //! FCN-05 uses kind 0).
@@ -80,20 +120,34 @@ pub enum NotifyKind {
 }
 
 /// Length (no FCS) of the frame the block builds for `kind` over IPv4 or
-/// IPv6 (kind 2 over IPv4: the standard CNP).
-pub fn frame_len(kind: NotifyKind, ipv6: bool) -> usize {
+/// IPv6 (kind 2 over IPv4: the standard CNP) with an extension structure
+/// of `ext_len` bytes (0: none; a standard CNP never has one).
+pub fn frame_len(kind: NotifyKind, ipv6: bool, ext_len: usize) -> usize {
     match (kind, ipv6) {
         (NotifyKind::StandardCnp, false) | (NotifyKind::LonghaulIcmpv6, false) => 74,
         (NotifyKind::StandardCnp, true) => 94,
-        (NotifyKind::LonghaulRocev2, false) => 70,
-        (NotifyKind::LonghaulRocev2, true) => 90,
-        (NotifyKind::LonghaulIcmpv6, true) => 70,
+        (NotifyKind::LonghaulRocev2, false) => 70 + ext_len,
+        (NotifyKind::LonghaulRocev2, true) => 90 + ext_len,
+        (NotifyKind::LonghaulIcmpv6, true) => 70 + ext_len,
     }
 }
 
-/// The frame the block builds for `kind` with every variable field zero
-/// (MACs, DSCP, addresses, P_Key, DestQP, body, ICMPv6 type) and the IPv4
-/// checksum, the ICRC and the ICMPv6 checksum zero.
+/// Where the extension structure starts in the frame of a Long-haul kind
+/// (right after the 12-byte body).
+pub fn extension_offset(kind: NotifyKind, ipv6: bool) -> Option<usize> {
+    match (kind, ipv6) {
+        (NotifyKind::LonghaulRocev2, false) => Some(66),
+        (NotifyKind::LonghaulRocev2, true) => Some(86),
+        (NotifyKind::LonghaulIcmpv6, true) => Some(70),
+        _ => None,
+    }
+}
+
+/// The frame the block builds for `kind` without extension, with every
+/// variable field zero (MACs, DSCP, addresses, P_Key, DestQP, body, ICMPv6
+/// type), the IPv4 checksum, the ICRC and the ICMPv6 checksum zero, and —
+/// for the Long-haul kinds, whose lengths grow with the extension — the
+/// IPv4 total length, UDP length and IPv6 payload length zero.
 pub fn template(kind: NotifyKind, ipv6: bool) -> Vec<u8> {
     let env = if ipv6 {
         Envelope::ipv6(Ipv6Addr::UNSPECIFIED, Ipv6Addr::UNSPECIFIED)
@@ -126,11 +180,19 @@ pub fn template(kind: NotifyKind, ipv6: bool) -> Vec<u8> {
             lh.to_frame(&env).expect("IPv6 envelope").to_bytes()
         }
     };
-    assert_eq!(bytes.len(), frame_len(kind, ipv6));
+    assert_eq!(bytes.len(), frame_len(kind, ipv6, 0));
     if kind == NotifyKind::LonghaulIcmpv6 && ipv6 {
-        // The ICMPv6 checksum (message bytes 2..3).
+        // The payload length and the ICMPv6 checksum (message bytes 2..3).
+        bytes[18..20].fill(0);
         bytes[56..58].fill(0);
         return bytes;
+    }
+    if kind == NotifyKind::LonghaulRocev2 {
+        // IPv4 total length and UDP length, or IPv6 payload length and UDP
+        // length.
+        let (ip, udp) = if ipv6 { (18, 58) } else { (16, 38) };
+        bytes[ip..ip + 2].fill(0);
+        bytes[udp..udp + 2].fill(0);
     }
     if !ipv6 {
         bytes[24] = 0;
@@ -174,32 +236,113 @@ pub struct NotifyBuilder {
     pub job_body: Signal<In, Bits<96>>,
     /// ICMPv6 type of kind 2 (draft TBD1).
     pub job_icmp_type: Signal<In, Bits<8>>,
+    /// NTP time of the timestamp object (seconds 63..32, fraction 31..0).
+    pub job_timestamp: Signal<In, Bits<64>>,
+    /// Extension objects: timestamp (bit 0), device id (1), path id (2).
+    pub ext_enable: Signal<In, Bits<3>>,
+    pub ext_class_num: Signal<In, Bits<8>>,
+    /// Device identifier, lane order, and its length in bytes (0..16).
+    pub ext_device_id: Signal<In, Bits<128>>,
+    pub ext_device_id_len: Signal<In, Bits<5>>,
+    /// Path identifier, lane order, and its length in bytes (0..8).
+    pub ext_path_id: Signal<In, Bits<64>>,
+    pub ext_path_id_len: Signal<In, Bits<4>>,
     /// The frames.
     pub m: AxisSource,
-    templates: Vec<Constant<Bits<1024>>>,
+    templates: Vec<Constant<Bits<1536>>>,
     all_lanes: Constant<Bits<64>>,
+    ones128: Constant<Bits<128>>,
+    ones64: Constant<Bits<64>>,
     state: DFF<BuildState>,
-    beat0: DFF<Bits<512>>,
-    beat1: DFF<Bits<512>>,
-    keep1: DFF<Bits<64>>,
+    frame_q: DFF<Bits<1536>>,
+    keep_last: DFF<Bits<64>>,
+    three_beats: DFF<Bit>,
     ipv6: DFF<Bit>,
     longhaul: DFF<Bit>,
     icmpv6: DFF<Bit>,
     csum_sent: DFF<Bit>,
+    /// The job carries an extension structure; its checksum is due.
+    ext_job: DFF<Bit>,
+    ext_fresh: DFF<Bit>,
+    ext_static_sum: DFF<Bits<16>>,
+    ts_sum: DFF<Bits<18>>,
+    /// Where the ICRC goes: 32-bit words after the tail start, and which
+    /// tail start (0: byte 66, 1: 86, 2: 70, 3: 90).
+    tail_word: DFF<Bits<4>>,
+    tail_sel: DFF<Bits<2>>,
     ipv4_csum: Ipv4HeaderChecksum,
     icrc_unit: FrameIcrc,
     icmpv6_csum: Icmpv6Checksum,
+    // Configuration pipeline: the inputs as last seen, stage B (objects
+    // placed, byte sums), stage C (sum folded, lengths).
+    cfg_seen: DFF<Bit>,
+    cfg_enable: DFF<Bits<3>>,
+    cfg_class: DFF<Bits<8>>,
+    cfg_device: DFF<Bits<128>>,
+    cfg_device_len: DFF<Bits<5>>,
+    cfg_path: DFF<Bits<64>>,
+    cfg_path_len: DFF<Bits<4>>,
+    b_fresh: DFF<Bit>,
+    b_ext: DFF<Bits<384>>,
+    b_len: DFF<Bits<6>>,
+    b_ts: DFF<Bit>,
+    b_high: DFF<Bits<13>>,
+    b_low: DFF<Bits<13>>,
+    c_ext: DFF<Bits<384>>,
+    c_len: DFF<Bits<6>>,
+    c_ts: DFF<Bit>,
+    c_sum: DFF<Bits<16>>,
+    c_len56: DFF<Bits<8>>,
+    c_len36: DFF<Bits<8>>,
+    c_len16: DFF<Bits<8>>,
     // Combinational.
+    cfg_changed: Signal<Local, Bit>,
+    settled: Signal<Local, Bit>,
+    dev_len: Signal<Local, Bits<5>>,
+    dev_pad: Signal<Local, Bits<5>>,
+    dev_shift: Signal<Local, Bits<8>>,
+    dev_bytes: Signal<Local, Bits<128>>,
+    dev_size: Signal<Local, Bits<6>>,
+    dev_len_byte: Signal<Local, Bits<8>>,
+    dev_obj: Signal<Local, Bits<160>>,
+    path_len: Signal<Local, Bits<4>>,
+    path_pad: Signal<Local, Bits<4>>,
+    path_shift: Signal<Local, Bits<7>>,
+    path_bytes: Signal<Local, Bits<64>>,
+    path_size: Signal<Local, Bits<6>>,
+    path_len_byte: Signal<Local, Bits<8>>,
+    path_obj: Signal<Local, Bits<96>>,
+    path_at: Signal<Local, Bits<6>>,
+    path_at_bits: Signal<Local, Bits<9>>,
+    ext_end: Signal<Local, Bits<6>>,
+    ext_static: Signal<Local, Bits<384>>,
+    dev_even: Signal<Local, Bits<13>>,
+    dev_odd: Signal<Local, Bits<13>>,
+    path_even: Signal<Local, Bits<13>>,
+    path_odd: Signal<Local, Bits<13>>,
+    high_sum: Signal<Local, Bits<13>>,
+    low_sum: Signal<Local, Bits<13>>,
+    static_words: Signal<Local, Bits<21>>,
+    static_fold: Signal<Local, Bits<17>>,
+    static_fold2: Signal<Local, Bits<16>>,
+    ts_lanes: Signal<Local, Bits<64>>,
+    ext_frame: Signal<Local, Bits<384>>,
+    ext_total: Signal<Local, Bits<19>>,
+    ext_fold: Signal<Local, Bits<17>>,
+    ext_fold2: Signal<Local, Bits<16>>,
+    ext_csum: Signal<Local, Bits<16>>,
+    ext_csum_lanes: Signal<Local, Bits<16>>,
+    flen: Signal<Local, Bits<8>>,
+    keep_shift: Signal<Local, Bits<7>>,
+    icrc_shift: Signal<Local, Bits<9>>,
     standard_job: Signal<Local, Bit>,
     icmpv6_job: Signal<Local, Bit>,
     pkey_lanes: Signal<Local, Bits<16>>,
     dqp_lanes: Signal<Local, Bits<24>>,
     tos_v4: Signal<Local, Bits<8>>,
     tc_v6: Signal<Local, Bits<16>>,
-    frame_v4: Signal<Local, Bits<1024>>,
-    frame_v6: Signal<Local, Bits<1024>>,
-    bth_v6: Signal<Local, Bits<1024>>,
-    frame: Signal<Local, Bits<1024>>,
+    frame_v4: Signal<Local, Bits<512>>,
+    frame_v6: Signal<Local, Bits<512>>,
     checksum_lanes: Signal<Local, Bits<16>>,
     icmpv6_checksum_lanes: Signal<Local, Bits<16>>,
 }
@@ -215,7 +358,7 @@ impl Default for NotifyBuilder {
             (NotifyKind::LonghaulIcmpv6, true),
         ]
         .iter()
-        .map(|&(k, v6)| Constant::new(bytes_to_bits::<1024>(&template(k, v6))))
+        .map(|&(k, v6)| Constant::new(bytes_to_bits::<1536>(&template(k, v6))))
         .collect();
         Self {
             clock: Default::default(),
@@ -233,20 +376,94 @@ impl Default for NotifyBuilder {
             job_dqp: Default::default(),
             job_body: Default::default(),
             job_icmp_type: Default::default(),
+            job_timestamp: Default::default(),
+            ext_enable: Default::default(),
+            ext_class_num: Default::default(),
+            ext_device_id: Default::default(),
+            ext_device_id_len: Default::default(),
+            ext_path_id: Default::default(),
+            ext_path_id_len: Default::default(),
             m: Default::default(),
             templates,
             all_lanes: Constant::new(bits::<64>(u64::MAX)),
+            ones128: Constant::new(!Bits::<128>::default()),
+            ones64: Constant::new(bits::<64>(u64::MAX)),
             state: Default::default(),
-            beat0: Default::default(),
-            beat1: Default::default(),
-            keep1: Default::default(),
+            frame_q: Default::default(),
+            keep_last: Default::default(),
+            three_beats: Default::default(),
             ipv6: Default::default(),
             longhaul: Default::default(),
             icmpv6: Default::default(),
             csum_sent: Default::default(),
+            ext_job: Default::default(),
+            ext_fresh: Default::default(),
+            ext_static_sum: Default::default(),
+            ts_sum: Default::default(),
+            tail_word: Default::default(),
+            tail_sel: Default::default(),
             ipv4_csum: Default::default(),
             icrc_unit: Default::default(),
             icmpv6_csum: Default::default(),
+            cfg_seen: Default::default(),
+            cfg_enable: Default::default(),
+            cfg_class: Default::default(),
+            cfg_device: Default::default(),
+            cfg_device_len: Default::default(),
+            cfg_path: Default::default(),
+            cfg_path_len: Default::default(),
+            b_fresh: Default::default(),
+            b_ext: Default::default(),
+            b_len: Default::default(),
+            b_ts: Default::default(),
+            b_high: Default::default(),
+            b_low: Default::default(),
+            c_ext: Default::default(),
+            c_len: Default::default(),
+            c_ts: Default::default(),
+            c_sum: Default::default(),
+            c_len56: Default::default(),
+            c_len36: Default::default(),
+            c_len16: Default::default(),
+            cfg_changed: Default::default(),
+            settled: Default::default(),
+            dev_len: Default::default(),
+            dev_pad: Default::default(),
+            dev_shift: Default::default(),
+            dev_bytes: Default::default(),
+            dev_size: Default::default(),
+            dev_len_byte: Default::default(),
+            dev_obj: Default::default(),
+            path_len: Default::default(),
+            path_pad: Default::default(),
+            path_shift: Default::default(),
+            path_bytes: Default::default(),
+            path_size: Default::default(),
+            path_len_byte: Default::default(),
+            path_obj: Default::default(),
+            path_at: Default::default(),
+            path_at_bits: Default::default(),
+            ext_end: Default::default(),
+            ext_static: Default::default(),
+            dev_even: Default::default(),
+            dev_odd: Default::default(),
+            path_even: Default::default(),
+            path_odd: Default::default(),
+            high_sum: Default::default(),
+            low_sum: Default::default(),
+            static_words: Default::default(),
+            static_fold: Default::default(),
+            static_fold2: Default::default(),
+            ts_lanes: Default::default(),
+            ext_frame: Default::default(),
+            ext_total: Default::default(),
+            ext_fold: Default::default(),
+            ext_fold2: Default::default(),
+            ext_csum: Default::default(),
+            ext_csum_lanes: Default::default(),
+            flen: Default::default(),
+            keep_shift: Default::default(),
+            icrc_shift: Default::default(),
             standard_job: Default::default(),
             icmpv6_job: Default::default(),
             pkey_lanes: Default::default(),
@@ -255,8 +472,6 @@ impl Default for NotifyBuilder {
             tc_v6: Default::default(),
             frame_v4: Default::default(),
             frame_v6: Default::default(),
-            bth_v6: Default::default(),
-            frame: Default::default(),
             checksum_lanes: Default::default(),
             icmpv6_checksum_lanes: Default::default(),
         }
@@ -268,39 +483,272 @@ enum BuildState {
     Idle,
     /// The IPv4 header checksum is running (RoCEv2 kinds).
     Checksum,
-    /// Beat 0, then beat 1, through `FrameIcrc` (RoCEv2 kinds) or
+    /// Beats 0, 1 (and 2) through `FrameIcrc` (RoCEv2 kinds) or
     /// `Icmpv6Checksum` (kind 2), then its result.
     StreamBeat0,
     StreamBeat1,
+    StreamBeat2,
     AwaitResult,
     Send0,
     Send1,
+    Send2,
 }
 
 impl Logic for NotifyBuilder {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, ipv4_csum, icrc_unit, icmpv6_csum);
-        dff_setup!(self, clock, state, beat0, beat1, keep1, ipv6, longhaul, icmpv6, csum_sent);
+        dff_setup!(
+            self,
+            clock,
+            state,
+            frame_q,
+            keep_last,
+            three_beats,
+            ipv6,
+            longhaul,
+            icmpv6,
+            csum_sent,
+            ext_job,
+            ext_fresh,
+            ext_static_sum,
+            ts_sum,
+            tail_word,
+            tail_sel,
+            cfg_seen,
+            cfg_enable,
+            cfg_class,
+            cfg_device,
+            cfg_device_len,
+            cfg_path,
+            cfg_path_len,
+            b_fresh,
+            b_ext,
+            b_len,
+            b_ts,
+            b_high,
+            b_low,
+            c_ext,
+            c_len,
+            c_ts,
+            c_sum,
+            c_len56,
+            c_len36,
+            c_len16
+        );
         self.ipv4_csum.reset.next = self.reset.val();
         self.icrc_unit.reset.next = self.reset.val();
         self.icmpv6_csum.reset.next = self.reset.val();
+
+        // Configuration pipeline (the extension structure without the
+        // timestamp's value), recomputed only when an input changed, so
+        // that a simulator skips it on other clocks.
+        self.cfg_seen.d.next = true;
+        self.cfg_enable.d.next = self.ext_enable.val();
+        self.cfg_class.d.next = self.ext_class_num.val();
+        self.cfg_device.d.next = self.ext_device_id.val();
+        self.cfg_device_len.d.next = self.ext_device_id_len.val();
+        self.cfg_path.d.next = self.ext_path_id.val();
+        self.cfg_path_len.d.next = self.ext_path_id_len.val();
+        self.cfg_changed.next = !self.cfg_seen.q.val()
+            | (self.cfg_enable.q.val() != self.ext_enable.val())
+            | (self.cfg_class.q.val() != self.ext_class_num.val())
+            | (self.cfg_device.q.val() != self.ext_device_id.val())
+            | (self.cfg_device_len.q.val() != self.ext_device_id_len.val())
+            | (self.cfg_path.q.val() != self.ext_path_id.val())
+            | (self.cfg_path_len.q.val() != self.ext_path_id_len.val());
+        self.b_fresh.d.next = self.cfg_changed.val();
+        self.settled.next = !self.cfg_changed.val() & !self.b_fresh.q.val();
+        self.dev_len.next = 0.into();
+        self.dev_pad.next = 0.into();
+        self.dev_shift.next = 0.into();
+        self.dev_bytes.next = 0.into();
+        self.dev_size.next = 0.into();
+        self.dev_len_byte.next = 0.into();
+        self.dev_obj.next = 0.into();
+        self.path_len.next = 0.into();
+        self.path_pad.next = 0.into();
+        self.path_shift.next = 0.into();
+        self.path_bytes.next = 0.into();
+        self.path_size.next = 0.into();
+        self.path_len_byte.next = 0.into();
+        self.path_obj.next = 0.into();
+        self.path_at.next = 0.into();
+        self.path_at_bits.next = 0.into();
+        self.ext_end.next = 0.into();
+        self.ext_static.next = 0.into();
+        self.dev_even.next = 0.into();
+        self.dev_odd.next = 0.into();
+        self.path_even.next = 0.into();
+        self.path_odd.next = 0.into();
+        self.high_sum.next = 0.into();
+        self.low_sum.next = 0.into();
+        if self.cfg_changed.val() {
+            // Identifier bytes past their length are zero (the objects'
+            // padding); lengths above the registers' bytes are capped.
+            self.dev_len.next = self.ext_device_id_len.val();
+            if self.ext_device_id_len.val() > 16 {
+                self.dev_len.next = 16.into();
+            }
+            self.dev_pad.next = bits::<5>(16) - self.dev_len.val();
+            self.dev_shift.next = bit_cast::<8, 5>(self.dev_pad.val()) << 3;
+            if self.dev_len.val().any() {
+                self.dev_bytes.next =
+                    self.ext_device_id.val() & (self.ones128.val() >> self.dev_shift.val());
+            }
+            self.path_len.next = self.ext_path_id_len.val();
+            if self.ext_path_id_len.val() > 8 {
+                self.path_len.next = 8.into();
+            }
+            self.path_pad.next = bits::<4>(8) - self.path_len.val();
+            self.path_shift.next = bit_cast::<7, 4>(self.path_pad.val()) << 3;
+            if self.path_len.val().any() {
+                self.path_bytes.next =
+                    self.ext_path_id.val() & (self.ones64.val() >> self.path_shift.val());
+            }
+            // Objects in lane order: Length (high byte 0), Class-Num,
+            // C-Type, payload; sizes padded to four bytes.
+            self.dev_size.next = bit_cast::<6, 5>((self.dev_len.val() + 3) & 0x1C) + bits::<6>(4);
+            self.path_size.next = bit_cast::<6, 4>((self.path_len.val() + 3) & 0xC) + bits::<6>(4);
+            self.dev_len_byte.next = bit_cast::<8, 5>(self.dev_len.val()) + bits::<8>(4);
+            self.path_len_byte.next = bit_cast::<8, 4>(self.path_len.val()) + bits::<8>(4);
+            self.dev_obj.next = (bit_cast::<160, 8>(self.dev_len_byte.val()) << 8)
+                | (bit_cast::<160, 8>(self.ext_class_num.val()) << 16)
+                | (bits::<160>(2) << 24)
+                | (bit_cast::<160, 128>(self.dev_bytes.val()) << 32);
+            self.path_obj.next = (bit_cast::<96, 8>(self.path_len_byte.val()) << 8)
+                | (bit_cast::<96, 8>(self.ext_class_num.val()) << 16)
+                | (bits::<96>(3) << 24)
+                | (bit_cast::<96, 64>(self.path_bytes.val()) << 32);
+            // The header (version 2), the timestamp object's header
+            // (length 12, C-Type 1), then the identifiers.
+            self.ext_static.next = bits::<384>(0x20);
+            self.path_at.next = 4.into();
+            if self.ext_enable.val().get_bit(0) {
+                self.ext_static.next = self.ext_static.val()
+                    | (bits::<384>(0x0C00) << 32)
+                    | (bit_cast::<384, 8>(self.ext_class_num.val()) << 48)
+                    | (bits::<384>(1) << 56);
+                self.path_at.next = 16.into();
+            }
+            if self.ext_enable.val().get_bit(1) {
+                if self.ext_enable.val().get_bit(0) {
+                    self.ext_static.next =
+                        self.ext_static.val() | (bit_cast::<384, 160>(self.dev_obj.val()) << 128);
+                } else {
+                    self.ext_static.next =
+                        self.ext_static.val() | (bit_cast::<384, 160>(self.dev_obj.val()) << 32);
+                }
+                self.path_at.next = self.path_at.val() + self.dev_size.val();
+            }
+            self.path_at_bits.next = bit_cast::<9, 6>(self.path_at.val()) << 3;
+            self.ext_end.next = self.path_at.val();
+            if self.ext_enable.val().get_bit(2) {
+                self.ext_static.next = self.ext_static.val()
+                    | (bit_cast::<384, 96>(self.path_obj.val()) << self.path_at_bits.val());
+                self.ext_end.next = self.path_at.val() + self.path_size.val();
+            }
+            if !self.ext_enable.val().any() {
+                self.ext_static.next = 0.into();
+                self.ext_end.next = 0.into();
+            }
+            // One's complement sum by byte parity: every object starts at
+            // a multiple of four, so a payload byte at an even offset is
+            // the high byte of its word wherever the object lands.
+            self.dev_even.next = bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(0))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(16))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(32))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(48))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(64))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(80))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(96))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(112));
+            self.dev_odd.next = bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(8))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(24))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(40))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(56))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(72))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(88))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(104))
+                + bit_cast::<13, 8>(self.dev_bytes.val().get_bits::<8>(120));
+            self.path_even.next = bit_cast::<13, 8>(self.path_bytes.val().get_bits::<8>(0))
+                + bit_cast::<13, 8>(self.path_bytes.val().get_bits::<8>(16))
+                + bit_cast::<13, 8>(self.path_bytes.val().get_bits::<8>(32))
+                + bit_cast::<13, 8>(self.path_bytes.val().get_bits::<8>(48));
+            self.path_odd.next = bit_cast::<13, 8>(self.path_bytes.val().get_bits::<8>(8))
+                + bit_cast::<13, 8>(self.path_bytes.val().get_bits::<8>(24))
+                + bit_cast::<13, 8>(self.path_bytes.val().get_bits::<8>(40))
+                + bit_cast::<13, 8>(self.path_bytes.val().get_bits::<8>(56));
+            self.high_sum.next = bits::<13>(0x20);
+            self.low_sum.next = 0.into();
+            if self.ext_enable.val().get_bit(0) {
+                self.high_sum.next =
+                    self.high_sum.val() + bit_cast::<13, 8>(self.ext_class_num.val());
+                self.low_sum.next = self.low_sum.val() + bits::<13>(13);
+            }
+            if self.ext_enable.val().get_bit(1) {
+                self.high_sum.next = self.high_sum.val()
+                    + bit_cast::<13, 8>(self.ext_class_num.val())
+                    + self.dev_even.val();
+                self.low_sum.next = self.low_sum.val()
+                    + bit_cast::<13, 8>(self.dev_len_byte.val())
+                    + bits::<13>(2)
+                    + self.dev_odd.val();
+            }
+            if self.ext_enable.val().get_bit(2) {
+                self.high_sum.next = self.high_sum.val()
+                    + bit_cast::<13, 8>(self.ext_class_num.val())
+                    + self.path_even.val();
+                self.low_sum.next = self.low_sum.val()
+                    + bit_cast::<13, 8>(self.path_len_byte.val())
+                    + bits::<13>(3)
+                    + self.path_odd.val();
+            }
+            self.b_ext.d.next = self.ext_static.val();
+            self.b_len.d.next = self.ext_end.val();
+            self.b_ts.d.next = self.ext_enable.val().get_bit(0);
+            self.b_high.d.next = self.high_sum.val();
+            self.b_low.d.next = self.low_sum.val();
+        }
+        self.static_words.next = 0.into();
+        self.static_fold.next = 0.into();
+        self.static_fold2.next = 0.into();
+        if self.b_fresh.q.val() {
+            self.static_words.next = (bit_cast::<21, 13>(self.b_high.q.val()) << 8)
+                + bit_cast::<21, 13>(self.b_low.q.val());
+            self.static_fold.next = bit_cast::<17, 16>(self.static_words.val().get_bits::<16>(0))
+                + bit_cast::<17, 5>(self.static_words.val().get_bits::<5>(16));
+            self.static_fold2.next = self.static_fold.val().get_bits::<16>(0)
+                + bit_cast::<16, 1>(self.static_fold.val().get_bits::<1>(16));
+            self.c_ext.d.next = self.b_ext.q.val();
+            self.c_len.d.next = self.b_len.q.val();
+            self.c_ts.d.next = self.b_ts.q.val();
+            self.c_sum.d.next = self.static_fold2.val();
+            self.c_len56.d.next = bit_cast::<8, 6>(self.b_len.q.val()) + bits::<8>(56);
+            self.c_len36.d.next = bit_cast::<8, 6>(self.b_len.q.val()) + bits::<8>(36);
+            self.c_len16.d.next = bit_cast::<8, 6>(self.b_len.q.val()) + bits::<8>(16);
+        }
 
         // Kind 2 needs IPv6; over IPv4 it builds the standard CNP.
         self.icmpv6_job.next = (self.job_kind.val() == 2) & self.job_ipv6.val();
         self.standard_job.next =
             (self.job_kind.val() == 0) | ((self.job_kind.val() == 2) & !self.job_ipv6.val());
 
-        // The frame is composed only while a job waits in IDLE, so that a
-        // simulator skips the 1024-bit work on other clocks.
+        // The frame is composed into the held frame only while a job waits
+        // in IDLE (taken or not: IDLE does not read the held frame), so
+        // that a simulator skips the 1536-bit work on other clocks; the
+        // wide parts are built in place, without wide locals to clear
+        // every clock.
         self.pkey_lanes.next = 0.into();
         self.dqp_lanes.next = 0.into();
         self.tos_v4.next = 0.into();
         self.tc_v6.next = 0.into();
         self.frame_v4.next = 0.into();
         self.frame_v6.next = 0.into();
-        self.bth_v6.next = 0.into();
-        self.frame.next = 0.into();
+        self.ts_lanes.next = 0.into();
+        self.ext_frame.next = 0.into();
+        self.flen.next = 0.into();
+        self.keep_shift.next = 0.into();
         if self.job_valid.val() & (self.state.q.val() == BuildState::Idle) {
             // Variable fields in wire order. (Narrow results in their own
             // width: Verilog widens shifts inside wide expressions.)
@@ -311,58 +759,99 @@ impl Logic for NotifyBuilder {
             self.tos_v4.next = bit_cast::<8, 6>(self.job_dscp.val()) << 2;
             self.tc_v6.next = bit_cast::<16, 4>(self.job_dscp.val().get_bits::<4>(2))
                 | (bit_cast::<16, 2>(self.job_dscp.val().get_bits::<2>(0)) << 14);
+            // The extension structure: the configured part and, in its
+            // first object, the timestamp (big-endian, bytes 8..15).
+            self.ts_lanes.next = bit_cast::<64, 8>(self.job_timestamp.val().get_bits::<8>(56))
+                | (bit_cast::<64, 8>(self.job_timestamp.val().get_bits::<8>(48)) << 8)
+                | (bit_cast::<64, 8>(self.job_timestamp.val().get_bits::<8>(40)) << 16)
+                | (bit_cast::<64, 8>(self.job_timestamp.val().get_bits::<8>(32)) << 24)
+                | (bit_cast::<64, 8>(self.job_timestamp.val().get_bits::<8>(24)) << 32)
+                | (bit_cast::<64, 8>(self.job_timestamp.val().get_bits::<8>(16)) << 40)
+                | (bit_cast::<64, 8>(self.job_timestamp.val().get_bits::<8>(8)) << 48)
+                | (bit_cast::<64, 8>(self.job_timestamp.val().get_bits::<8>(0)) << 56);
+            self.ext_frame.next = self.c_ext.q.val();
+            if self.c_ts.q.val() {
+                self.ext_frame.next =
+                    self.ext_frame.val() | (bit_cast::<384, 64>(self.ts_lanes.val()) << 64);
+            }
             // IPv4: MACs 0..11, TOS 15, addresses 26..33, P_Key 44..45,
             // DestQP 47..49, body 54..65.
-            self.frame_v4.next = bit_cast::<1024, 48>(self.job_dst_mac.val())
-                | (bit_cast::<1024, 48>(self.job_src_mac.val()) << 48)
-                | (bit_cast::<1024, 8>(self.tos_v4.val()) << 120)
-                | (bit_cast::<1024, 32>(self.job_src_ip.val().get_bits::<32>(96)) << 208)
-                | (bit_cast::<1024, 32>(self.job_dst_ip.val().get_bits::<32>(96)) << 240)
-                | (bit_cast::<1024, 16>(self.pkey_lanes.val()) << 352)
-                | (bit_cast::<1024, 24>(self.dqp_lanes.val()) << 376);
+            self.frame_v4.next = bit_cast::<512, 48>(self.job_dst_mac.val())
+                | (bit_cast::<512, 48>(self.job_src_mac.val()) << 48)
+                | (bit_cast::<512, 8>(self.tos_v4.val()) << 120)
+                | (bit_cast::<512, 32>(self.job_src_ip.val().get_bits::<32>(96)) << 208)
+                | (bit_cast::<512, 32>(self.job_dst_ip.val().get_bits::<32>(96)) << 240)
+                | (bit_cast::<512, 16>(self.pkey_lanes.val()) << 352)
+                | (bit_cast::<512, 24>(self.dqp_lanes.val()) << 376);
             // IPv6: traffic class 14..15, addresses 22..53; RoCEv2 kinds: P_Key
             // 64..65, DestQP 67..69, body 74..85; ICMPv6: type 54, body 58..69.
-            self.frame_v6.next = bit_cast::<1024, 48>(self.job_dst_mac.val())
-                | (bit_cast::<1024, 48>(self.job_src_mac.val()) << 48)
-                | (bit_cast::<1024, 16>(self.tc_v6.val()) << 112)
-                | (bit_cast::<1024, 128>(self.job_src_ip.val()) << 176)
-                | (bit_cast::<1024, 128>(self.job_dst_ip.val()) << 304);
-            self.bth_v6.next = (bit_cast::<1024, 16>(self.pkey_lanes.val()) << 512)
-                | (bit_cast::<1024, 24>(self.dqp_lanes.val()) << 536);
-            self.frame.next = self.templates[0].val() | self.frame_v4.val();
+            self.frame_v6.next = bit_cast::<512, 48>(self.job_dst_mac.val())
+                | (bit_cast::<512, 48>(self.job_src_mac.val()) << 48)
+                | (bit_cast::<512, 16>(self.tc_v6.val()) << 112)
+                | (bit_cast::<512, 128>(self.job_src_ip.val()) << 176)
+                | (bit_cast::<512, 128>(self.job_dst_ip.val()) << 304);
+            // Long-haul kinds: the length fields' low bytes (high bytes
+            // stay 0: at most 56 + 48) and the extension after the body.
             if self.standard_job.val() {
                 if self.job_ipv6.val() {
-                    self.frame.next =
-                        self.templates[1].val() | self.frame_v6.val() | self.bth_v6.val();
+                    // P_Key 64..65, DestQP 67..69.
+                    self.frame_q.d.next = self.templates[1].val()
+                        | bit_cast::<1536, 512>(self.frame_v6.val())
+                        | (bit_cast::<1536, 16>(self.pkey_lanes.val()) << 512)
+                        | (bit_cast::<1536, 24>(self.dqp_lanes.val()) << 536);
+                    self.flen.next = 94.into();
                 } else {
-                    self.frame.next = self.templates[0].val() | self.frame_v4.val();
+                    self.frame_q.d.next =
+                        self.templates[0].val() | bit_cast::<1536, 512>(self.frame_v4.val());
+                    self.flen.next = 74.into();
                 }
             } else if self.icmpv6_job.val() {
-                self.frame.next = self.templates[4].val()
-                    | self.frame_v6.val()
-                    | (bit_cast::<1024, 8>(self.job_icmp_type.val()) << 432)
-                    | (bit_cast::<1024, 96>(self.job_body.val()) << 464);
+                // Payload length 19, type 54, body 58..69, extension 70.
+                self.frame_q.d.next = self.templates[4].val()
+                    | bit_cast::<1536, 512>(self.frame_v6.val())
+                    | (bit_cast::<1536, 8>(self.c_len16.q.val()) << 152)
+                    | (bit_cast::<1536, 8>(self.job_icmp_type.val()) << 432)
+                    | (bit_cast::<1536, 96>(self.job_body.val()) << 464)
+                    | (bit_cast::<1536, 384>(self.ext_frame.val()) << 560);
+                self.flen.next = bit_cast::<8, 6>(self.c_len.q.val()) + bits::<8>(70);
             } else if self.job_ipv6.val() {
-                self.frame.next = self.templates[3].val()
-                    | self.frame_v6.val()
-                    | self.bth_v6.val()
-                    | (bit_cast::<1024, 96>(self.job_body.val()) << 592);
+                // Payload length 19, UDP length 59, P_Key 64..65, DestQP
+                // 67..69, body 74..85, extension 86.
+                self.frame_q.d.next = self.templates[3].val()
+                    | bit_cast::<1536, 512>(self.frame_v6.val())
+                    | (bit_cast::<1536, 8>(self.c_len36.q.val()) << 152)
+                    | (bit_cast::<1536, 8>(self.c_len36.q.val()) << 472)
+                    | (bit_cast::<1536, 16>(self.pkey_lanes.val()) << 512)
+                    | (bit_cast::<1536, 24>(self.dqp_lanes.val()) << 536)
+                    | (bit_cast::<1536, 96>(self.job_body.val()) << 592)
+                    | (bit_cast::<1536, 384>(self.ext_frame.val()) << 688);
+                self.flen.next = bit_cast::<8, 6>(self.c_len.q.val()) + bits::<8>(90);
             } else {
-                self.frame.next = self.templates[2].val()
-                    | self.frame_v4.val()
-                    | (bit_cast::<1024, 96>(self.job_body.val()) << 432);
+                // Total length 17, UDP length 39, body 54..65, extension 66.
+                self.frame_q.d.next = self.templates[2].val()
+                    | bit_cast::<1536, 512>(self.frame_v4.val())
+                    | (bit_cast::<1536, 8>(self.c_len56.q.val()) << 136)
+                    | (bit_cast::<1536, 8>(self.c_len36.q.val()) << 312)
+                    | (bit_cast::<1536, 96>(self.job_body.val()) << 432)
+                    | (bit_cast::<1536, 384>(self.ext_frame.val()) << 528);
+                self.flen.next = bit_cast::<8, 6>(self.c_len.q.val()) + bits::<8>(70);
+            }
+            // Lanes of the last beat: 64 - (length - 64) or 64 - (length - 128).
+            self.keep_shift.next = bit_cast::<7, 8>(bits::<8>(128) - self.flen.val());
+            if self.flen.val() > 128 {
+                self.keep_shift.next = bit_cast::<7, 8>(bits::<8>(192) - self.flen.val());
             }
         }
 
         // The IPv4 header (bytes 14..33) through the checksum unit.
-        self.ipv4_csum.header.next = self.beat0.q.val().get_bits::<160>(112);
+        self.ipv4_csum.header.next = self.frame_q.q.val().get_bits::<160>(112);
         self.ipv4_csum.valid.next =
             (self.state.q.val() == BuildState::Checksum) & !self.csum_sent.q.val();
         self.checksum_lanes.next =
             (self.ipv4_csum.checksum.val() >> 8) | (self.ipv4_csum.checksum.val() << 8);
 
         // The held beats through FrameIcrc (RoCEv2 kinds).
-        self.icrc_unit.tap.tdata.next = self.beat0.q.val();
+        self.icrc_unit.tap.tdata.next = self.frame_q.q.val().get_bits::<512>(0);
         self.icrc_unit.tap.tkeep.next = self.all_lanes.val();
         self.icrc_unit.tap.tlast.next = false;
         self.icrc_unit.tap.tvalid.next = false;
@@ -371,18 +860,40 @@ impl Logic for NotifyBuilder {
         // Or through Icmpv6Checksum (kind 2): the message starts at lane
         // 54, right after the IPv6 header; the pseudo-header's addresses
         // are those in beat 0 (bytes 22..37 and 38..53).
-        self.icmpv6_csum.data.next = self.beat0.q.val();
+        self.icmpv6_csum.data.next = self.frame_q.q.val().get_bits::<512>(0);
         self.icmpv6_csum.keep.next = self.all_lanes.val();
         self.icmpv6_csum.valid.next = false;
         self.icmpv6_csum.first.next = false;
         self.icmpv6_csum.last.next = false;
         self.icmpv6_csum.start_lane.next = 54.into();
-        self.icmpv6_csum.src_ip.next = self.beat0.q.val().get_bits::<128>(176);
-        self.icmpv6_csum.dst_ip.next = self.beat0.q.val().get_bits::<128>(304);
+        self.icmpv6_csum.src_ip.next = self.frame_q.q.val().get_bits::<128>(176);
+        self.icmpv6_csum.dst_ip.next = self.frame_q.q.val().get_bits::<128>(304);
         self.icmpv6_checksum_lanes.next =
             (self.icmpv6_csum.checksum.val() >> 8) | (self.icmpv6_csum.checksum.val() << 8);
 
-        self.m.tdata.next = self.beat0.q.val();
+        // The extension checksum: the configured part's folded sum plus
+        // the timestamp's four words, folded, complemented.
+        self.ext_fresh.d.next = false;
+        self.ext_total.next = 0.into();
+        self.ext_fold.next = 0.into();
+        self.ext_fold2.next = 0.into();
+        self.ext_csum.next = 0.into();
+        self.ext_csum_lanes.next = 0.into();
+        if self.ext_fresh.q.val() {
+            self.ext_total.next = bit_cast::<19, 16>(self.ext_static_sum.q.val())
+                + bit_cast::<19, 18>(self.ts_sum.q.val());
+            self.ext_fold.next = bit_cast::<17, 16>(self.ext_total.val().get_bits::<16>(0))
+                + bit_cast::<17, 3>(self.ext_total.val().get_bits::<3>(16));
+            self.ext_fold2.next = self.ext_fold.val().get_bits::<16>(0)
+                + bit_cast::<16, 1>(self.ext_fold.val().get_bits::<1>(16));
+            self.ext_csum.next = !self.ext_fold2.val();
+            self.ext_csum_lanes.next = (self.ext_csum.val() >> 8) | (self.ext_csum.val() << 8);
+        }
+
+        // The ICRC's place: `tail_word` words after the tail start.
+        self.icrc_shift.next = bit_cast::<9, 4>(self.tail_word.q.val()) << 5;
+
+        self.m.tdata.next = self.frame_q.q.val().get_bits::<512>(0);
         self.m.tkeep.next = self.all_lanes.val();
         self.m.tlast.next = false;
         self.m.tuser.next = false;
@@ -391,26 +902,43 @@ impl Logic for NotifyBuilder {
 
         match self.state.q.val() {
             BuildState::Idle => {
-                self.job_ready.next = true;
-                if self.job_valid.val() {
-                    self.beat0.d.next = self.frame.val().get_bits::<512>(0);
-                    self.beat1.d.next = self.frame.val().get_bits::<512>(512);
+                // Not while the configuration pipeline moves: every frame
+                // is built from one configuration.
+                self.job_ready.next = self.settled.val();
+                if self.job_valid.val() & self.settled.val() {
                     self.ipv6.d.next = self.job_ipv6.val();
                     self.longhaul.d.next = !self.standard_job.val() & !self.icmpv6_job.val();
                     self.icmpv6.d.next = self.icmpv6_job.val();
-                    // Lanes of beat 1: frame length - 64.
-                    if self.standard_job.val() {
-                        if self.job_ipv6.val() {
-                            self.keep1.d.next = 0x3FFF_FFFF.into();
-                        } else {
-                            self.keep1.d.next = 0x3FF.into();
-                        }
-                    } else if self.job_ipv6.val() & !self.icmpv6_job.val() {
-                        self.keep1.d.next = 0x3FF_FFFF.into();
-                    } else {
-                        self.keep1.d.next = 0x3F.into();
-                    }
+                    self.three_beats.d.next = self.flen.val() > 128;
+                    self.keep_last.d.next = self.all_lanes.val() >> self.keep_shift.val();
                     self.csum_sent.d.next = false;
+                    // The extension checksum goes in next clock.
+                    self.ext_job.d.next = !self.standard_job.val() & self.c_len.q.val().any();
+                    self.ext_fresh.d.next = !self.standard_job.val() & self.c_len.q.val().any();
+                    self.ext_static_sum.d.next = self.c_sum.q.val();
+                    self.ts_sum.d.next = 0.into();
+                    if self.c_ts.q.val() {
+                        self.ts_sum.d.next =
+                            bit_cast::<18, 16>(self.job_timestamp.val().get_bits::<16>(0))
+                                + bit_cast::<18, 16>(self.job_timestamp.val().get_bits::<16>(16))
+                                + bit_cast::<18, 16>(self.job_timestamp.val().get_bits::<16>(32))
+                                + bit_cast::<18, 16>(self.job_timestamp.val().get_bits::<16>(48));
+                    }
+                    // The ICRC: after the extension (RoCEv2 format) or
+                    // after the 16 zero bytes (standard CNP).
+                    self.tail_word.d.next = self.c_len.q.val().get_bits::<4>(2);
+                    if self.standard_job.val() {
+                        self.tail_word.d.next = 0.into();
+                        if self.job_ipv6.val() {
+                            self.tail_sel.d.next = 3.into();
+                        } else {
+                            self.tail_sel.d.next = 2.into();
+                        }
+                    } else if self.job_ipv6.val() {
+                        self.tail_sel.d.next = 1.into();
+                    } else {
+                        self.tail_sel.d.next = 0.into();
+                    }
                     // ICMPv6 has no IPv4 header checksum.
                     if self.icmpv6_job.val() {
                         self.state.d.next = BuildState::StreamBeat0;
@@ -423,8 +951,8 @@ impl Logic for NotifyBuilder {
                 self.csum_sent.d.next = true;
                 if self.ipv4_csum.checksum_valid.val() {
                     if !self.ipv6.q.val() {
-                        self.beat0.d.next = self.beat0.q.val()
-                            | (bit_cast::<512, 16>(self.checksum_lanes.val()) << 192);
+                        self.frame_q.d.next = self.frame_q.q.val()
+                            | (bit_cast::<1536, 16>(self.checksum_lanes.val()) << 192);
                     }
                     self.state.d.next = BuildState::StreamBeat0;
                 }
@@ -436,40 +964,63 @@ impl Logic for NotifyBuilder {
                 self.state.d.next = BuildState::StreamBeat1;
             }
             BuildState::StreamBeat1 => {
-                self.icrc_unit.tap.tdata.next = self.beat1.q.val();
-                self.icrc_unit.tap.tkeep.next = self.keep1.q.val();
-                self.icrc_unit.tap.tlast.next = true;
+                self.icrc_unit.tap.tdata.next = self.frame_q.q.val().get_bits::<512>(512);
                 self.icrc_unit.tap.tvalid.next = !self.icmpv6.q.val();
-                self.icmpv6_csum.data.next = self.beat1.q.val();
-                self.icmpv6_csum.keep.next = self.keep1.q.val();
+                self.icmpv6_csum.data.next = self.frame_q.q.val().get_bits::<512>(512);
                 self.icmpv6_csum.valid.next = self.icmpv6.q.val();
-                self.icmpv6_csum.last.next = true;
+                if self.three_beats.q.val() {
+                    self.state.d.next = BuildState::StreamBeat2;
+                } else {
+                    self.icrc_unit.tap.tkeep.next = self.keep_last.q.val();
+                    self.icrc_unit.tap.tlast.next = true;
+                    self.icmpv6_csum.keep.next = self.keep_last.q.val();
+                    self.icmpv6_csum.last.next = true;
+                    self.state.d.next = BuildState::AwaitResult;
+                }
+            }
+            BuildState::StreamBeat2 => {
+                // RoCEv2 only: ICMPv6 frames have at most 118 bytes.
+                self.icrc_unit.tap.tdata.next = self.frame_q.q.val().get_bits::<512>(1024);
+                self.icrc_unit.tap.tkeep.next = self.keep_last.q.val();
+                self.icrc_unit.tap.tlast.next = true;
+                self.icrc_unit.tap.tvalid.next = true;
                 self.state.d.next = BuildState::AwaitResult;
             }
             BuildState::AwaitResult => {
                 if self.icmpv6.q.val() {
                     // The ICMPv6 checksum: frame bytes 56..57.
                     if self.icmpv6_csum.checksum_valid.val() {
-                        self.beat0.d.next = self.beat0.q.val()
-                            | (bit_cast::<512, 16>(self.icmpv6_checksum_lanes.val()) << 448);
+                        self.frame_q.d.next = self.frame_q.q.val()
+                            | (bit_cast::<1536, 16>(self.icmpv6_checksum_lanes.val()) << 448);
                         self.state.d.next = BuildState::Send0;
                     }
                 } else if self.icrc_unit.icrc_valid.val() {
-                    // The ICRC's lanes in beat 1: frame length - 68.
-                    if self.longhaul.q.val() {
-                        if self.ipv6.q.val() {
-                            self.beat1.d.next = self.beat1.q.val()
-                                | (bit_cast::<512, 32>(self.icrc_unit.icrc.val()) << 176);
-                        } else {
-                            self.beat1.d.next = self.beat1.q.val()
-                                | (bit_cast::<512, 32>(self.icrc_unit.icrc.val()) << 16);
-                        }
-                    } else if self.ipv6.q.val() {
-                        self.beat1.d.next = self.beat1.q.val()
-                            | (bit_cast::<512, 32>(self.icrc_unit.icrc.val()) << 208);
+                    // The ICRC at its tail start (bytes 66, 86, 70, 90)
+                    // plus `tail_word` words.
+                    if self.tail_sel.q.val() == 0 {
+                        self.frame_q.d.next = self.frame_q.q.val()
+                            | (bit_cast::<1536, 416>(
+                                bit_cast::<416, 32>(self.icrc_unit.icrc.val())
+                                    << self.icrc_shift.val(),
+                            ) << 528);
+                    } else if self.tail_sel.q.val() == 1 {
+                        self.frame_q.d.next = self.frame_q.q.val()
+                            | (bit_cast::<1536, 416>(
+                                bit_cast::<416, 32>(self.icrc_unit.icrc.val())
+                                    << self.icrc_shift.val(),
+                            ) << 688);
+                    } else if self.tail_sel.q.val() == 2 {
+                        self.frame_q.d.next = self.frame_q.q.val()
+                            | (bit_cast::<1536, 416>(
+                                bit_cast::<416, 32>(self.icrc_unit.icrc.val())
+                                    << self.icrc_shift.val(),
+                            ) << 560);
                     } else {
-                        self.beat1.d.next = self.beat1.q.val()
-                            | (bit_cast::<512, 32>(self.icrc_unit.icrc.val()) << 48);
+                        self.frame_q.d.next = self.frame_q.q.val()
+                            | (bit_cast::<1536, 416>(
+                                bit_cast::<416, 32>(self.icrc_unit.icrc.val())
+                                    << self.icrc_shift.val(),
+                            ) << 720);
                     }
                     self.state.d.next = BuildState::Send0;
                 }
@@ -481,8 +1032,23 @@ impl Logic for NotifyBuilder {
                 }
             }
             BuildState::Send1 => {
-                self.m.tdata.next = self.beat1.q.val();
-                self.m.tkeep.next = self.keep1.q.val();
+                self.m.tdata.next = self.frame_q.q.val().get_bits::<512>(512);
+                self.m.tvalid.next = true;
+                if !self.three_beats.q.val() {
+                    self.m.tkeep.next = self.keep_last.q.val();
+                    self.m.tlast.next = true;
+                }
+                if self.m.tready.val() {
+                    if self.three_beats.q.val() {
+                        self.state.d.next = BuildState::Send2;
+                    } else {
+                        self.state.d.next = BuildState::Idle;
+                    }
+                }
+            }
+            BuildState::Send2 => {
+                self.m.tdata.next = self.frame_q.q.val().get_bits::<512>(1024);
+                self.m.tkeep.next = self.keep_last.q.val();
                 self.m.tlast.next = true;
                 self.m.tvalid.next = true;
                 if self.m.tready.val() {
@@ -490,8 +1056,26 @@ impl Logic for NotifyBuilder {
                 }
             }
         }
+        // The extension checksum (in beat 1, before any beat 1 streams):
+        // bytes 68..69 (RoCEv2 over IPv4), 88..89 (over IPv6), 72..73
+        // (ICMPv6). The IPv4 checksum arrives three clocks later at the
+        // earliest, so the two never meet.
+        if self.ext_fresh.q.val() & self.ext_job.q.val() {
+            if self.icmpv6.q.val() {
+                self.frame_q.d.next =
+                    self.frame_q.q.val() | (bit_cast::<1536, 16>(self.ext_csum_lanes.val()) << 576);
+            } else if self.ipv6.q.val() {
+                self.frame_q.d.next =
+                    self.frame_q.q.val() | (bit_cast::<1536, 16>(self.ext_csum_lanes.val()) << 704);
+            } else {
+                self.frame_q.d.next =
+                    self.frame_q.q.val() | (bit_cast::<1536, 16>(self.ext_csum_lanes.val()) << 544);
+            }
+        }
         if self.reset.val() {
             self.state.d.next = BuildState::Idle;
+            self.ext_fresh.d.next = false;
+            self.cfg_seen.d.next = false;
         }
     }
 }
@@ -509,6 +1093,20 @@ mod tests {
     fn lh_12_templates_have_the_documented_lengths_and_fixed_fields() {
         let t = template(NotifyKind::LonghaulRocev2, false);
         assert_eq!(&t[12..14], &[0x08, 0x00]);
+        assert_eq!(
+            &t[16..18],
+            &[0, 0],
+            "IPv4 total length: 56 + E, written by the block"
+        );
+        assert_eq!(
+            &t[38..40],
+            &[0, 0],
+            "UDP length: 36 + E, written by the block"
+        );
+        assert_eq!(
+            extension_offset(NotifyKind::LonghaulRocev2, false),
+            Some(66)
+        );
         assert_eq!(t[42], 0x81, "BTH opcode CNP");
         assert_eq!(t[43], 0x00);
         assert_eq!(t[46], 0x40 | 0x20, "BECN and the E bit");
@@ -516,6 +1114,10 @@ mod tests {
         assert_eq!(&t[12..14], &[0x86, 0xDD]);
         assert_eq!(t[62], 0x81);
         assert_eq!(t[66], 0x40, "BECN, no E bit");
+        assert_eq!(&t[18..20], &[0, 40], "a standard CNP keeps its lengths");
+        let t = template(NotifyKind::LonghaulRocev2, true);
+        assert_eq!(&t[18..20], &[0, 0]);
+        assert_eq!(&t[58..60], &[0, 0]);
     }
 
     #[test]
@@ -527,7 +1129,11 @@ mod tests {
             "no padding: the 16-byte message is 4-byte aligned"
         );
         assert_eq!(&t[12..14], &[0x86, 0xDD]);
-        assert_eq!(&t[18..20], &[0, 16], "payload length = ICMPv6 message");
+        assert_eq!(
+            &t[18..20],
+            &[0, 0],
+            "payload length: 16 + E, written by the block"
+        );
         assert_eq!(t[20], 58, "next header ICMPv6");
         assert_eq!(t[21], 64, "hop limit");
         assert!(
