@@ -763,7 +763,7 @@ mod tests {
         assert_eq!(LhOptions::from_names(["fast"]), Err("fast".to_string()));
         assert_eq!(
             LhOptions::names(),
-            ["hide_metric", "ipv4_longhaul", "ipv6_longhaul"]
+            ["hide_metric", "ipv4_longhaul", "ipv6_longhaul", "defer"]
         );
     }
 

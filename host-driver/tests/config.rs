@@ -592,7 +592,7 @@ fn lh_08_config_rejects_bad_interval_bucket_options_and_dscp() {
         issues(&err),
         [
             "longhaul.interval: needs a unit, e.g. \"1ms\" (or \"rtt\")",
-            "longhaul.options: unknown option \"fast\" (known: hide_metric, ipv4_longhaul, ipv6_longhaul)",
+            "longhaul.options: unknown option \"fast\" (known: hide_metric, ipv4_longhaul, ipv6_longhaul, defer)",
         ]
     );
     let err = rejected(
