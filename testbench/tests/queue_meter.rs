@@ -91,6 +91,24 @@ fn data_frame(flow: u32, ecn: Ecn, len: usize, psn: u32) -> Frame {
     )
 }
 
+/// Drives the telemetry input to `bytes` for one clock (the depth holds)
+/// and tells the model in which clock.
+fn hold_depth(gw: &mut Gateway, m: &mut GatewayModel, bytes: u32) {
+    gw.set_queue_depth(bytes, true);
+    gw.run(1);
+    gw.set_queue_depth(bytes, false);
+    m.set_queue_depth_at(bytes, gw.cycle() - 1);
+}
+
+/// The first clock, relative to now, of the `n`-th window boundary after
+/// the current window, for windows of `window_us` microseconds counted
+/// from reset (CLOCKS_PER_US at its reset value, 322).
+fn window_start(gw: &Gateway, window_us: u64, n: u64) -> u64 {
+    let w = window_us * 322;
+    let since = gw.cycle() - gw.reset_released_at();
+    gw.reset_released_at() + (since / w + n) * w - gw.cycle()
+}
+
 /// Every notification on dc_tx passes scapy's checks.
 fn scapy_checks(out: &[Frame]) -> usize {
     let notes: Vec<Vec<u8>> = out
@@ -503,16 +521,9 @@ fn lh_05_marking_rate_trigger_timing_is_clock_exact() {
             both(&mut gw, &mut m, off, v);
         }
         // Above K_min, below K_max: ECN-capable frames leave CE.
-        gw.set_queue_depth(70_000_000, true);
-        gw.run(1);
-        gw.set_queue_depth(70_000_000, false);
-        m.set_queue_depth_at(70_000_000, gw.cycle() - 1);
+        hold_depth(&mut gw, &mut m, 70_000_000);
         // The next window boundary at least 700 clocks ahead.
-        let w = 2 * 322;
-        let since = gw.cycle() - gw.reset_released_at();
-        let end = gw.reset_released_at() + (since / w + 2) * w - 1;
-        let start = gw.cycle();
-        let rel_end = end - start;
+        let rel_end = window_start(&gw, 2, 2) - 1;
         // One marked frame in the window, then the probe near the edge.
         let probe_at = rel_end + 18 - 20 + delta;
         let schedule = Schedule {
@@ -639,17 +650,10 @@ fn lh_06_top_threshold_timing_is_clock_exact() {
         ] {
             both(&mut gw, &mut m, off, v);
         }
-        gw.set_queue_depth(130_000_000, true);
-        gw.run(1);
-        gw.set_queue_depth(130_000_000, false);
-        m.set_queue_depth_at(130_000_000, gw.cycle() - 1);
+        hold_depth(&mut gw, &mut m, 130_000_000);
         // The heavy flow sends in the window that ends at `end` (the one
         // after the current, so the window before it is empty of traffic).
-        let w = 20 * 322;
-        let since = gw.cycle() - gw.reset_released_at();
-        let end = gw.reset_released_at() + (since / w + 2) * w - 1;
-        let start = gw.cycle();
-        let rel_end = end - start;
+        let rel_end = window_start(&gw, 20, 2) - 1;
         let mut frames: Vec<(u64, Frame)> = (0..10u32)
             .map(|i| {
                 (
@@ -708,13 +712,9 @@ fn lh_10_downstream_deferral_spares_flows_that_already_slowed() {
         ] {
             both(&mut gw, &mut m, off, v);
         }
-        gw.set_queue_depth(130_000_000, true);
-        gw.run(1);
-        gw.set_queue_depth(130_000_000, false);
-        m.set_queue_depth_at(130_000_000, gw.cycle() - 1);
+        hold_depth(&mut gw, &mut m, 130_000_000);
         let w = 20 * 322u64;
-        let since = gw.cycle() - gw.reset_released_at();
-        let b0 = gw.reset_released_at() + (since / w + 1) * w - gw.cycle();
+        let b0 = window_start(&gw, 20, 1);
         let mut frames: Vec<(u64, Frame)> = Vec::new();
         for i in 0..(4 * w / 100) {
             let t = b0 + 100 * i;
