@@ -39,7 +39,7 @@
 use crate::csr::{AxiLiteSlave, CsrBlock};
 use crate::ecn::CeMarker;
 use crate::flow::GatewayFlowTable;
-use crate::learn::{CmEventSource, CmLearner, CmSnoop};
+use crate::learn::{CmEventSource, CmLearner, CmSnoop, PsnPairer};
 use crate::lh::{FormatTable, LhController, QueueKb, QueueMeter, TimeOfDay};
 use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
@@ -126,6 +126,11 @@ const _: () = {
     assert!(REGISTERS[85].offset == offset::LEARN_CM_REQ_EVICTIONS);
     assert!(REGISTERS[86].offset == offset::LEARN_CM_REP_UNMATCHED);
     assert!(REGISTERS[87].offset == offset::LEARN_QUEUE_DROPS);
+    assert!(REGISTERS[154].offset == offset::LEARN_PSN_WINDOW);
+    assert!(REGISTERS[155].offset == offset::LEARN_PSN_BINDINGS);
+    assert!(REGISTERS[156].offset == offset::LEARN_PSN_AMBIGUOUS);
+    assert!(REGISTERS[157].offset == offset::LEARN_PSN_EVICTIONS);
+    assert!(REGISTERS[158].offset == offset::LEARN_PSN_QUEUE_DROPS);
     assert!(REGISTERS[88].offset == offset::PORT0_METER_CONTROL);
     assert!(REGISTERS[89].offset == offset::PORT0_VQ_DRAIN_Q16);
     assert!(REGISTERS[90].offset == offset::PORT0_VQ_DEPTH_BYTES);
@@ -192,7 +197,7 @@ const _: () = {
     assert!(REGISTERS[151].offset == offset::LH_CNP_NOT_TOP);
     assert!(REGISTERS[152].offset == offset::LH_PORT_WINDOW_BYTES);
     assert!(REGISTERS[153].offset == offset::LH_CNP_DEFERRED);
-    assert!(REGISTERS.len() == 154);
+    assert!(REGISTERS.len() == 159);
 };
 
 #[derive(LogicBlock)]
@@ -229,6 +234,16 @@ pub struct Gateway {
     dc_snoop: CmSnoop,
     wan_snoop: CmSnoop,
     learner: CmLearner,
+    /// LH-01 PSN pairing: dc_rx requests of flows without a source QP,
+    /// wan_rx acknowledgements.
+    psn_pairer: PsnPairer,
+    /// PSN [23:0] and "a request to track" [24] of each flow-table request
+    /// in flight (five clocks, beside `pipe`).
+    psn_pipe: Vec<DFF<Bits<25>>>,
+    psn_pipe_in: Signal<Local, Bits<25>>,
+    dc_psn_request: Signal<Local, Bit>,
+    wan_psn_ack: Signal<Local, Bit>,
+    psn_learn_req: Signal<Local, Bit>,
     csr: CsrBlock,
     queue_depth: DFF<Bits<32>>,
     /// LH-04 condition, registered: marking enabled and QD > K_min.
@@ -337,6 +352,12 @@ impl Default for Gateway {
             dc_snoop: Default::default(),
             wan_snoop: Default::default(),
             learner: Default::default(),
+            psn_pairer: Default::default(),
+            psn_pipe: (0..5).map(|_| Default::default()).collect(),
+            psn_pipe_in: Default::default(),
+            dc_psn_request: Default::default(),
+            wan_psn_ack: Default::default(),
+            psn_learn_req: Default::default(),
             csr: Default::default(),
             queue_depth: Default::default(),
             above_k_min: Default::default(),
@@ -421,6 +442,7 @@ impl Logic for Gateway {
             dc_snoop,
             wan_snoop,
             learner,
+            psn_pairer,
             csr,
             flow_table,
             queue_kb,
@@ -465,6 +487,7 @@ impl Logic for Gateway {
         );
         for i in 0..5 {
             self.pipe[i].clock.next = self.clock.val();
+            self.psn_pipe[i].clock.next = self.clock.val();
         }
         self.flow_table.reset.next = self.reset.val();
         self.meter.reset.next = self.reset.val();
@@ -764,15 +787,23 @@ impl Logic for Gateway {
         self.data_req.next = self.dc_hdr.valid.val() & (self.dc_hdr.class.val() == 1);
         self.learner.learn_ready.next = !self.data_req.val() & !self.flow_table.busy.val();
         self.learn_req.next = self.learner.learn_valid.val() & self.learner.learn_ready.val();
+        self.psn_pairer.learn_ready.next =
+            !self.data_req.val() & !self.flow_table.busy.val() & !self.learner.learn_valid.val();
+        self.psn_learn_req.next =
+            self.psn_pairer.learn_valid.val() & self.psn_pairer.learn_ready.val();
         self.csr_req.next = self.cmd_pending.q.val()
             & !self.data_req.val()
             & !self.learner.learn_valid.val()
+            & !self.psn_pairer.learn_valid.val()
             & !self.flow_table.busy.val();
         if self.csr_req.val() {
             self.cmd_pending.d.next = false;
         }
-        self.flow_table.req_valid.next =
-            self.data_req.val() | self.learn_req.val() | self.csr_req.val();
+        self.flow_table.req_valid.next = self.data_req.val()
+            | self.learn_req.val()
+            | self.psn_learn_req.val()
+            | self.csr_req.val();
+        self.flow_table.req_fill.next = self.psn_learn_req.val();
         self.flow_table.req_op.next = 1.into();
         self.flow_table.req_sip.next = self.dc_hdr.src_ip.val();
         self.flow_table.req_dip.next = self.dc_hdr.dst_ip.val();
@@ -790,6 +821,13 @@ impl Logic for Gateway {
             self.flow_table.req_dip.next = self.learner.learn_dip.val();
             self.flow_table.req_dqp.next = self.learner.learn_dqp.val();
             self.flow_table.req_sqp.next = self.learner.learn_sqp.val();
+        }
+        if self.psn_learn_req.val() {
+            self.flow_table.req_op.next = 2.into();
+            self.flow_table.req_sip.next = self.psn_pairer.learn_sip.val();
+            self.flow_table.req_dip.next = self.psn_pairer.learn_dip.val();
+            self.flow_table.req_dqp.next = self.psn_pairer.learn_dqp.val();
+            self.flow_table.req_sqp.next = self.psn_pairer.learn_sqp.val();
         }
         self.flow_table.req_bytes.next = self.dc_frame_bytes.q.val();
         self.flow_table.req_bucket.next = self.csr.values[67].val().get_bits::<12>(4);
@@ -815,6 +853,51 @@ impl Logic for Gateway {
             self.pipe_in.next = self.pipe_in.val() | (bits::<195>(1) << 194);
         }
         self.pipe[0].d.next = self.pipe_in.val();
+        // LH-01 PSN pairing: an RC request whose PSN the responder
+        // acknowledges (SEND, RDMA WRITE, READ request 0x00..=0x0C,
+        // COMPARE_SWAP 0x13, FETCH_ADD 0x14, SEND with invalidate 0x16/0x17)
+        // rides beside its look-up; an acknowledgement (ACKNOWLEDGE 0x11,
+        // ATOMIC ACKNOWLEDGE 0x12, READ RESPONSE FIRST 0x0D / ONLY 0x10)
+        // from wan_rx goes straight to the pairer.
+        self.dc_psn_request.next = (self.dc_hdr.opcode.val() < bits::<8>(0x0D))
+            | (self.dc_hdr.opcode.val() == 0x13)
+            | (self.dc_hdr.opcode.val() == 0x14)
+            | (self.dc_hdr.opcode.val() == 0x16)
+            | (self.dc_hdr.opcode.val() == 0x17);
+        self.psn_pipe_in.next = bit_cast::<25, 24>(self.dc_hdr.psn.val());
+        if self.data_req.val() & self.dc_psn_request.val() {
+            self.psn_pipe_in.next = self.psn_pipe_in.val() | (bits::<25>(1) << 24);
+        }
+        self.psn_pipe[0].d.next = self.psn_pipe_in.val();
+        self.psn_pipe[1].d.next = self.psn_pipe[0].q.val();
+        self.psn_pipe[2].d.next = self.psn_pipe[1].q.val();
+        self.psn_pipe[3].d.next = self.psn_pipe[2].q.val();
+        self.psn_pipe[4].d.next = self.psn_pipe[3].q.val();
+        self.psn_pairer.reset.next = self.reset.val();
+        self.psn_pairer.enable.next = self.csr.values[83].val().get_bit(1);
+        self.psn_pairer.clear_counters.next = self.csr.values[5].val().get_bit(0);
+        self.psn_pairer.window.next = self.csr.values[154].val().get_bits::<24>(0);
+        // Tracked: a request whose look-up found (or inserted) its flow
+        // without a source QP.
+        self.psn_pairer.req_valid.next = self.psn_pipe[4].q.val().get_bit(24)
+            & self.flow_table.resp_valid.val()
+            & !self.flow_table.resp_dropped.val()
+            & !self.flow_table.resp_failed.val()
+            & !self.flow_table.resp_sqp_valid.val();
+        self.psn_pairer.req_sip.next = self.flow_table.resp_entry.val().key.get_bits::<128>(152);
+        self.psn_pairer.req_dip.next = self.flow_table.resp_entry.val().key.get_bits::<128>(24);
+        self.psn_pairer.req_dqp.next = self.flow_table.resp_entry.val().key.get_bits::<24>(0);
+        self.psn_pairer.req_psn.next = self.psn_pipe[4].q.val().get_bits::<24>(0);
+        self.wan_psn_ack.next = (self.wan_hdr.opcode.val() == 0x11)
+            | (self.wan_hdr.opcode.val() == 0x12)
+            | (self.wan_hdr.opcode.val() == 0x0D)
+            | (self.wan_hdr.opcode.val() == 0x10);
+        self.psn_pairer.ack_valid.next =
+            self.wan_hdr.valid.val() & (self.wan_hdr.class.val() == 1) & self.wan_psn_ack.val();
+        self.psn_pairer.ack_requester.next = self.wan_hdr.dst_ip.val();
+        self.psn_pairer.ack_responder.next = self.wan_hdr.src_ip.val();
+        self.psn_pairer.ack_dqp.next = self.wan_hdr.dest_qp.val();
+        self.psn_pairer.ack_psn.next = self.wan_hdr.psn.val();
         self.pipe[1].d.next = self.pipe[0].q.val();
         self.pipe[2].d.next = self.pipe[1].q.val();
         self.pipe[3].d.next = self.pipe[2].q.val();
@@ -822,6 +905,7 @@ impl Logic for Gateway {
         if self.reset.val() {
             for i in 0..5 {
                 self.pipe[i].d.next = 0.into();
+                self.psn_pipe[i].d.next = 0.into();
             }
             self.cmd_pending.d.next = false;
         }
@@ -1040,6 +1124,10 @@ impl Logic for Gateway {
         self.csr.status[85].next = self.learner.req_evictions.val();
         self.csr.status[86].next = self.learner.rep_unmatched.val();
         self.csr.status[87].next = self.learner.queue_drops.val();
+        self.csr.status[155].next = self.psn_pairer.bindings.val();
+        self.csr.status[156].next = self.psn_pairer.ambiguous.val();
+        self.csr.status[157].next = self.psn_pairer.evictions.val();
+        self.csr.status[158].next = self.psn_pairer.queue_drops.val();
         self.csr.status[147].next = self.tod.captured.val().get_bits::<32>(32);
         self.csr.status[148].next = self.tod.captured.val().get_bits::<32>(0);
     }

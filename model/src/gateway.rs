@@ -1,7 +1,10 @@
 //! The gateway model: forwarding, parsing, counters, the flow table and
 //! source-QP learning.
 
-use crate::learning::{is_cm_req_or_rep, Binding, Learner, LearnerConfig, LearnerCounters};
+use crate::learning::{
+    is_cm_req_or_rep, is_psn_request, Binding, Learner, LearnerConfig, LearnerCounters, Method,
+    PsnAck, PsnPairing, DEFAULT_PSN_TRACKERS,
+};
 use crate::longhaul::{LonghaulModel, Notification, Packet, Registers, RegistersMut};
 use crate::ports::{InPort, OutPort};
 use cngw_packet::parsed::{classify, FrameClass, ParsedHeader};
@@ -42,6 +45,13 @@ pub struct ModelOutput {
     pub emitted: Vec<(OutPort, Frame)>,
 }
 
+/// LH-01: a dc_rx request is tracked this many clocks after its header
+/// (the flow table answers in five, the PSN pairer registers it).
+pub const PSN_REQUEST_DELAY: u64 = 6;
+/// LH-01: a wan_rx acknowledgement is compared this many clocks after its
+/// header (the PSN pairer registers it).
+pub const PSN_ACK_DELAY: u64 = 1;
+
 /// Behavioural model of the gateway's registers and data path.
 #[derive(Clone, Debug)]
 pub struct GatewayModel {
@@ -56,6 +66,10 @@ pub struct GatewayModel {
     /// Source-QP learning (LH-01): CM snooping while `LEARN_CONTROL.cm_enable`.
     learner: Learner,
     learn_queue: LearnQueue,
+    /// PSN pairing (LH-01, `LEARN_CONTROL.psn_enable`): the trackers, and
+    /// the steps not yet taken, by the clock the RTL takes them in.
+    psn: PsnPairing,
+    psn_steps: BTreeMap<u64, (Option<PsnAck>, Option<(FlowKey, u32)>)>,
     /// The clock the next dc_rx frame passes the CE marker in (LH-02 EMR).
     marker_clock: Option<u64>,
     /// Each flow's byte counts per observation window as the flow table
@@ -101,14 +115,18 @@ impl FlowWindow {
 /// a pairing handled in clock p is on the learner's output from clock
 /// p + 1, and its two `LearnSqp` requests (forward, then reverse) take the
 /// next clocks without a data-path look-up, in order. A wan_rx REQ/REP in
-/// the clock of a dc_rx one is handled a clock later. Frames given with
-/// their header clocks (`receive_at`) follow this timing, so a data packet
-/// sees exactly the source QPs the RTL's look-up sees; the queue is
-/// assumed never to fill (`LEARN_QUEUE_DROPS` stays 0 here).
+/// the clock of a dc_rx one is handled a clock later. PSN bindings wait in
+/// their own queue and take a clock with neither a look-up nor a waiting
+/// CM binding. Frames given with their header clocks (`receive_at`) follow
+/// this timing, so a data packet sees exactly the source QPs the RTL's
+/// look-up sees; the queues are assumed never to fill
+/// (`LEARN_QUEUE_DROPS`, `LEARN_PSN_QUEUE_DROPS` stay 0 here).
 #[derive(Clone, Debug, Default)]
 struct LearnQueue {
-    /// Bindings in order, each with the first clock it may enter the table.
+    /// CM bindings in order, each with the first clock it may enter the table.
     waiting: VecDeque<(u64, Binding)>,
+    /// PSN bindings likewise.
+    psn_waiting: VecDeque<(u64, Binding)>,
     /// The first clock not yet taken by a learning request.
     next_clock: u64,
     /// Clocks of data-path look-ups from `next_clock` on.
@@ -186,6 +204,8 @@ impl GatewayModel {
             })
             .expect("the default table sizes"),
             learn_queue: LearnQueue::default(),
+            psn: PsnPairing::new(DEFAULT_PSN_TRACKERS, 0),
+            psn_steps: BTreeMap::new(),
             marker_clock: None,
             windows: BTreeMap::new(),
         }
@@ -338,36 +358,119 @@ impl GatewayModel {
     }
 
     /// A `LearnSqp` request reaches the flow table: sets the flow's source
-    /// QP, inserting the flow if absent; a static entry keeps its own.
+    /// QP, inserting the flow if absent; a static entry keeps its own, and
+    /// a PSN binding (`fill`) leaves a flow that has one as it is.
     fn learn_sqp(&mut self, b: &Binding) {
         let v = self.flows.entry(b.key).or_insert(FlowValue {
             sqp: None,
             pinned: false,
         });
-        if !v.pinned {
+        if !v.pinned && !(b.method == Method::Psn && v.sqp.is_some()) {
             v.sqp = Some(b.sqp);
         }
         self.update_flow_gauges();
     }
 
     /// Learning requests that enter the flow table before clock `clock`
-    /// (`None`: all of them).
+    /// (`None`: all of them): in each clock without a look-up, a waiting CM
+    /// binding, else a waiting PSN binding.
     fn issue_learning_before(&mut self, clock: Option<u64>) {
-        while let Some(&(ready, b)) = self.learn_queue.waiting.front() {
+        self.psn_steps_before(clock);
+        loop {
             let q = &mut self.learn_queue;
-            let mut c = q.next_clock.max(ready);
+            let ready = |w: &VecDeque<(u64, Binding)>| w.front().map(|&(r, _)| r);
+            let (cm, psn) = (ready(&q.waiting), ready(&q.psn_waiting));
+            let Some(first) = cm.into_iter().chain(psn).min() else {
+                break;
+            };
+            let mut c = q.next_clock.max(first);
             while q.data_clocks.contains(&c) {
                 c += 1;
             }
             if clock.is_some_and(|t| c >= t) {
                 break;
             }
-            q.waiting.pop_front();
+            let b = if cm.is_some_and(|r| r <= c) {
+                q.waiting.pop_front()
+            } else {
+                q.psn_waiting.pop_front()
+            };
             q.next_clock = c + 1;
-            self.learn_sqp(&b);
+            self.learn_sqp(&b.expect("a waiting binding").1);
         }
         let q = &mut self.learn_queue;
         q.data_clocks = q.data_clocks.split_off(&q.next_clock);
+    }
+
+    /// LH-01 PSN pairing: the steps the RTL takes before clock `clock`
+    /// (`None`: all), in clock order; their bindings join the PSN queue,
+    /// ready a clock after their step.
+    fn psn_steps_before(&mut self, clock: Option<u64>) {
+        while let Some((&at, _)) = self.psn_steps.first_key_value() {
+            if clock.is_some_and(|t| at >= t) {
+                break;
+            }
+            let (ack, request) = self.psn_steps.remove(&at).expect("a step");
+            if let Some(b) = self.psn_step(ack, request) {
+                self.learn_queue.psn_waiting.push_back((at + 1, b));
+            }
+        }
+    }
+
+    /// One step of the PSN trackers, counted; the binding it found.
+    fn psn_step(
+        &mut self,
+        ack: Option<PsnAck>,
+        request: Option<(FlowKey, u32)>,
+    ) -> Option<Binding> {
+        self.psn.set_window(self.reg(offset::LEARN_PSN_WINDOW));
+        let step = self.psn.step(ack, request);
+        if step.ambiguous {
+            self.count(offset::LEARN_PSN_AMBIGUOUS);
+        }
+        if step.evicted {
+            self.count(offset::LEARN_PSN_EVICTIONS);
+        }
+        if step.binding.is_some() {
+            self.count(offset::LEARN_PSN_BINDINGS);
+        }
+        step.binding
+    }
+
+    /// LH-01 PSN pairing: a dc_rx request of a flow the look-up found
+    /// without a source QP (tracked `PSN_REQUEST_DELAY` clocks after its
+    /// header), or a wan_rx acknowledgement (`PSN_ACK_DELAY`).
+    fn psn_event(
+        &mut self,
+        ack: Option<PsnAck>,
+        request: Option<(FlowKey, u32)>,
+        header_clock: Option<u64>,
+    ) {
+        if self.reg(offset::LEARN_CONTROL) & learn_control::PSN_ENABLE == 0 {
+            return;
+        }
+        match header_clock {
+            None => {
+                if let Some(b) = self.psn_step(ack, request) {
+                    self.learn_sqp(&b);
+                }
+            }
+            Some(t) => {
+                let at = t + if ack.is_some() {
+                    PSN_ACK_DELAY
+                } else {
+                    PSN_REQUEST_DELAY
+                };
+                let step = self.psn_steps.entry(at).or_default();
+                if ack.is_some() {
+                    assert!(step.0.is_none(), "two wan_rx headers in clock {t}");
+                    step.0 = ack;
+                } else {
+                    assert!(step.1.is_none(), "two dc_rx headers in clock {t}");
+                    step.1 = request;
+                }
+            }
+        }
     }
 
     /// LH-01: the learner watches a frame of either input; its bindings
@@ -602,6 +705,9 @@ impl GatewayModel {
             }
             let flow = self.look_up_and_learn(&parsed);
             let key = FlowKey::of_header(&parsed);
+            if flow.sqp.is_none() && is_psn_request(parsed.opcode) {
+                self.psn_event(None, Some((key, parsed.psn)), header_clock);
+            }
             let clock = match decision_clock {
                 Some(c) => c,
                 None => self.lh_clock,
@@ -629,6 +735,11 @@ impl GatewayModel {
             };
             self.lh_clock = clock;
             self.lh.decide(&pkt, clock, &mut self.registers);
+        }
+        if port == InPort::WanRx {
+            if let Some(ack) = PsnAck::of_header(&parsed) {
+                self.psn_event(Some(ack), None, header_clock);
+            }
         }
         self.learn(port, &frame.data, header_clock);
         self.count(tx);

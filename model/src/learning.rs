@@ -24,21 +24,27 @@
 //!    {B, A, QPN_A} -> QPN_B, overwriting what the flows held. A REP without
 //!    such an entry learns nothing and is counted. RTU, DREQ, DREP, REJ, MRA
 //!    and the other MADs change nothing (flows leave by aging).
-//! 2. **PSN pairing**. A *request* (RC SEND, RDMA WRITE, RDMA READ request,
-//!    atomics, SEND with invalidate: [`is_psn_request`]) of a flow with no
-//!    source QP yet is tracked: the tracker keeps {key, port, newest PSN,
+//! 2. **PSN pairing** (the gateway's half: the sender is on the data-centre
+//!    side). A *request* (RC SEND, RDMA WRITE, RDMA READ request, atomics,
+//!    SEND with invalidate: [`is_psn_request`]) arriving on dc_rx for a flow
+//!    with no source QP yet is tracked: the tracker keeps {key, newest PSN,
 //!    span}, i.e. the last `span <= psn_window` PSNs the flow used (RC PSNs
 //!    are consecutive, so a window is the bounded form of "the last PSNs").
 //!    An *acknowledgement* (RC ACKNOWLEDGE with any syndrome, ATOMIC
-//!    ACKNOWLEDGE, RDMA READ RESPONSE FIRST/ONLY: [`is_psn_ack`]) from B to A
-//!    toward QP Y with PSN q is compared with every tracker of flows A -> B
-//!    that arrived on the other port and whose window holds q. Exactly one
-//!    such tracker {A, B, X} learns {A, B, X} -> Y and {B, A, Y} -> X (the
-//!    latter only if {B, A, Y} has no source QP yet); two or more learn
-//!    nothing (counted as ambiguous); a match that contradicts a source QP
-//!    {B, A, Y} already has learns nothing (counted as a conflict).
-//! 3. **Priority**: CM overwrites; PSN pairing only fills flows with no
-//!    source QP, so it never changes a CM binding.
+//!    ACKNOWLEDGE, RDMA READ RESPONSE FIRST/ONLY: [`is_psn_ack`]) arriving
+//!    on wan_rx from B to A toward QP Y with PSN q is compared with every
+//!    tracker of a flow A -> B whose window holds q. Exactly one such
+//!    tracker {A, B, X} learns {A, B, X} -> Y and is freed; two or more
+//!    learn nothing (counted as ambiguous). The reverse flow {B, A, Y} is
+//!    a WAN-side sender, which the gateway never notifies: not learned.
+//! 3. **Priority**: CM overwrites; a PSN binding only fills a flow with no
+//!    source QP (the flow table's `LearnSqp` with `fill`), so it never
+//!    changes a CM or static binding.
+//!
+//! In one step ([`PsnPairing::step`]) an acknowledgement and a request are
+//! both decided on the trackers as they stood before the step; the
+//! acknowledgement's free is applied first, then the request's write (the
+//! RTL's clock, `hdl/src/learn/psn_pairer.rs`).
 //!
 //! Bounds: both tables have a fixed number of slots; a new entry takes the
 //! lowest free slot, else replaces the least recently used entry (inserted,
@@ -205,12 +211,11 @@ impl std::error::Error for LearnerConfigError {}
 pub struct LearnerCounters {
     /// Bindings learned from CM REQ/REP (two per matched REP).
     pub cm_bindings: u32,
-    /// Bindings learned by PSN pairing.
+    /// Acknowledgements that matched exactly one PSN tracker (each one
+    /// binding, applied only if the flow still had no source QP).
     pub psn_bindings: u32,
     /// Acknowledgements whose PSN lay in the windows of two or more flows.
     pub psn_ambiguous: u32,
-    /// Unique PSN matches that contradicted a known source QP.
-    pub psn_conflicts: u32,
     /// Pending REQs replaced before their REP came.
     pub cm_req_evictions: u32,
     /// REPs with no pending REQ.
@@ -238,18 +243,15 @@ pub struct PendingReq {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PsnTracker {
     pub key: FlowKey,
-    /// Where the requests arrived; acknowledgements must arrive on the other.
-    pub port: InPort,
     pub newest_psn: u32,
     /// The window is the `span` PSNs ending at `newest_psn` (1..=window).
     pub span: u32,
 }
 
 impl PsnTracker {
-    fn new(key: FlowKey, port: InPort, psn: u32) -> Self {
+    fn new(key: FlowKey, psn: u32) -> Self {
         PsnTracker {
             key,
-            port,
             newest_psn: psn,
             span: 1,
         }
@@ -262,7 +264,7 @@ impl PsnTracker {
 
     /// A request with `psn`: inside the window (a retransmission) changes
     /// nothing; less than `window` ahead slides the window; anything else
-    /// restarts it at `psn`.
+    /// restarts it at `psn`. (A `window` of 0 behaves as 1.)
     fn advance(&mut self, psn: u32, window: u32) {
         if self.holds(psn) {
             return;
@@ -319,7 +321,19 @@ impl<T: Copy> LruSlots<T> {
 
     /// Stores a new entry; `true` when it replaced one.
     fn insert(&mut self, entry: T) -> bool {
-        let (slot, evicted) = match self.slots.iter().position(Option::is_none) {
+        let (slot, evicted) = self.choose();
+        self.put(slot, entry);
+        evicted
+    }
+
+    fn remove(&mut self, i: usize) -> T {
+        self.slots[i].take().expect("slot in use").0
+    }
+
+    /// The slot [`Self::insert`] would take now, and whether it would
+    /// replace an entry.
+    fn choose(&self) -> (usize, bool) {
+        match self.slots.iter().position(Option::is_none) {
             Some(free) => (free, false),
             None => {
                 let lru = (0..self.slots.len())
@@ -327,13 +341,123 @@ impl<T: Copy> LruSlots<T> {
                     .expect("at least one slot");
                 (lru, true)
             }
-        };
-        self.put(slot, entry);
-        evicted
+        }
+    }
+}
+
+/// An acknowledgement as PSN pairing reads it: from the responder B to the
+/// requester A, toward A's QP `dqp` (Y), acknowledging `psn`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PsnAck {
+    pub requester: u128,
+    pub responder: u128,
+    pub dqp: u32,
+    pub psn: u32,
+}
+
+impl PsnAck {
+    /// The acknowledgement a parsed header carries (`None`: not one).
+    pub fn of_header(h: &ParsedHeader) -> Option<PsnAck> {
+        (h.class == FrameClass::Roce && is_psn_ack(h.opcode)).then(|| PsnAck {
+            requester: u128::from_be_bytes(h.dst_ip),
+            responder: u128::from_be_bytes(h.src_ip),
+            dqp: h.dest_qp & QP_MASK,
+            psn: h.psn & (PSN_MODULUS - 1),
+        })
+    }
+}
+
+/// What one [`PsnPairing::step`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PsnStep {
+    /// The acknowledgement matched exactly one tracker.
+    pub binding: Option<Binding>,
+    /// The acknowledgement matched two or more.
+    pub ambiguous: bool,
+    /// The request replaced the least recently used tracker.
+    pub evicted: bool,
+}
+
+/// PSN pairing's trackers (rule 2 of the module documentation), one step
+/// per clock as the RTL takes them. The caller decides which requests are
+/// tracked (flows without a source QP, from dc_rx) and which frames are
+/// acknowledgements (from wan_rx).
+#[derive(Clone, Debug)]
+pub struct PsnPairing {
+    trackers: LruSlots<PsnTracker>,
+    window: u32,
+}
+
+impl PsnPairing {
+    /// `slots` trackers (at least 1) remembering `window` PSNs each.
+    pub fn new(slots: usize, window: u32) -> Self {
+        assert!(slots > 0, "PSN pairing needs a tracker slot");
+        PsnPairing {
+            trackers: LruSlots::new(slots),
+            window,
+        }
     }
 
-    fn remove(&mut self, i: usize) -> T {
-        self.slots[i].take().expect("slot in use").0
+    /// The window for later requests (`LEARN_PSN_WINDOW`, 24 bits).
+    pub fn set_window(&mut self, window: u32) {
+        self.window = window & (PSN_MODULUS - 1);
+    }
+
+    /// One clock: `ack` and `request` ({key, PSN}) are decided on the
+    /// trackers as they stood before it; the acknowledgement's free is
+    /// applied first, then the request's write.
+    pub fn step(&mut self, ack: Option<PsnAck>, request: Option<(FlowKey, u32)>) -> PsnStep {
+        let mut out = PsnStep::default();
+        let mut free = None;
+        if let Some(a) = ack {
+            let hits: Vec<usize> = self
+                .trackers
+                .entries()
+                .filter(|(_, t)| {
+                    t.key.sip == a.requester && t.key.dip == a.responder && t.holds(a.psn)
+                })
+                .map(|(i, _)| i)
+                .collect();
+            match hits[..] {
+                [] => {}
+                [only] => {
+                    out.binding = Some(Binding {
+                        key: self.trackers.get(only).key,
+                        sqp: a.dqp,
+                        method: Method::Psn,
+                    });
+                    free = Some(only);
+                }
+                _ => out.ambiguous = true,
+            }
+        }
+        let write = request.map(|(key, psn)| {
+            let psn = psn & (PSN_MODULUS - 1);
+            match self.trackers.find(|t| t.key == key) {
+                Some(i) => {
+                    let mut t = self.trackers.get(i);
+                    t.advance(psn, self.window);
+                    (i, t)
+                }
+                None => {
+                    let (i, evicted) = self.trackers.choose();
+                    out.evicted = evicted;
+                    (i, PsnTracker::new(key, psn))
+                }
+            }
+        });
+        if let Some(i) = free {
+            self.trackers.remove(i);
+        }
+        if let Some((i, t)) = write {
+            self.trackers.put(i, t);
+        }
+        out
+    }
+
+    /// The trackers, by slot.
+    pub fn trackers(&self) -> impl Iterator<Item = (usize, &PsnTracker)> + '_ {
+        self.trackers.entries()
     }
 }
 
@@ -342,7 +466,7 @@ impl<T: Copy> LruSlots<T> {
 pub struct Learner {
     config: LearnerConfig,
     pending: LruSlots<PendingReq>,
-    trackers: LruSlots<PsnTracker>,
+    psn: PsnPairing,
     learned: BTreeMap<FlowKey, (u32, Method)>,
     counters: LearnerCounters,
 }
@@ -361,7 +485,7 @@ impl Learner {
         Ok(Learner {
             config,
             pending: LruSlots::new(config.pending_reqs),
-            trackers: LruSlots::new(config.psn_trackers),
+            psn: PsnPairing::new(config.psn_trackers, config.psn_window),
             learned: BTreeMap::new(),
             counters: LearnerCounters::default(),
         })
@@ -389,13 +513,19 @@ impl Learner {
         if !self.config.psn_enable {
             return Vec::new();
         }
-        if is_psn_request(h.opcode) {
-            self.observe_request(port, &h);
-            Vec::new()
-        } else if is_psn_ack(h.opcode) {
-            self.observe_ack(port, &h)
-        } else {
-            Vec::new()
+        match port {
+            InPort::DcRx if is_psn_request(h.opcode) => {
+                let key = FlowKey::of_header(&h);
+                // Only flows without a source QP are tracked.
+                let request = (!self.learned.contains_key(&key)).then_some((key, h.psn));
+                self.psn_step(None, request);
+                Vec::new()
+            }
+            InPort::WanRx => match PsnAck::of_header(&h) {
+                Some(ack) => self.psn_step(Some(ack), None),
+                None => Vec::new(),
+            },
+            _ => Vec::new(),
         }
     }
 
@@ -468,82 +598,31 @@ impl Learner {
         }
     }
 
-    fn observe_request(&mut self, port: InPort, h: &ParsedHeader) {
-        let key = FlowKey::of_header(h);
-        if self.learned.contains_key(&key) {
-            return;
+    /// One step of PSN pairing; a binding fills its flow only if the flow
+    /// has no source QP (CM may have taught one since the request).
+    fn psn_step(&mut self, ack: Option<PsnAck>, request: Option<(FlowKey, u32)>) -> Vec<Binding> {
+        let step = self.psn.step(ack, request);
+        if step.ambiguous {
+            bump(&mut self.counters.psn_ambiguous, 1);
         }
-        match self.trackers.find(|t| t.key == key) {
-            Some(i) => {
-                let mut t = self.trackers.get(i);
-                if t.port == port {
-                    t.advance(h.psn, self.config.psn_window);
-                } else {
-                    t = PsnTracker::new(key, port, h.psn);
-                }
-                self.trackers.put(i, t);
-            }
-            None => {
-                if self.trackers.insert(PsnTracker::new(key, port, h.psn)) {
-                    bump(&mut self.counters.psn_tracker_evictions, 1);
-                }
-            }
+        if step.evicted {
+            bump(&mut self.counters.psn_tracker_evictions, 1);
         }
-    }
-
-    fn observe_ack(&mut self, port: InPort, h: &ParsedHeader) -> Vec<Binding> {
-        // The acknowledgement goes from the responder B to the requester A.
-        let requester = u128::from_be_bytes(h.dst_ip);
-        let responder = u128::from_be_bytes(h.src_ip);
-        let candidates: Vec<FlowKey> = self
-            .trackers
-            .entries()
-            .filter(|(_, t)| {
-                t.key.sip == requester && t.key.dip == responder && t.port != port && t.holds(h.psn)
-            })
-            .map(|(_, t)| t.key)
-            .collect();
-        let forward = match candidates[..] {
-            [] => return Vec::new(),
-            [only] => only,
-            _ => {
-                bump(&mut self.counters.psn_ambiguous, 1);
-                return Vec::new();
-            }
+        let Some(b) = step.binding else {
+            return Vec::new();
         };
-        let reverse = forward.reverse(h.dest_qp);
-        let reverse_known = self.learned.get(&reverse).map(|&(sqp, _)| sqp);
-        if reverse_known.is_some_and(|sqp| sqp != forward.dqp) {
-            bump(&mut self.counters.psn_conflicts, 1);
+        bump(&mut self.counters.psn_bindings, 1);
+        if self.learned.contains_key(&b.key) {
             return Vec::new();
         }
-        // Trackers only hold flows without a source QP.
-        debug_assert!(!self.learned.contains_key(&forward));
-        let mut bindings = vec![Binding {
-            key: forward,
-            sqp: reverse.dqp,
-            method: Method::Psn,
-        }];
-        if reverse_known.is_none() {
-            bindings.push(Binding {
-                key: reverse,
-                sqp: forward.dqp,
-                method: Method::Psn,
-            });
-        }
-        for b in &bindings {
-            self.apply(b);
-        }
-        bump(&mut self.counters.psn_bindings, bindings.len() as u32);
-        bindings
+        self.apply(&b);
+        vec![b]
     }
 
-    /// Enters a binding; its flow needs no tracker any more.
+    /// Enters a binding. (A tracker of its flow stays until it is paired
+    /// or replaced, as in the RTL.)
     fn apply(&mut self, b: &Binding) {
         self.learned.insert(b.key, (b.sqp, b.method));
-        if let Some(i) = self.trackers.find(|t| t.key == b.key) {
-            self.trackers.remove(i);
-        }
     }
 
     /// The learned source QP of a flow.
@@ -575,7 +654,7 @@ impl Learner {
 
     /// The PSN trackers, by slot.
     pub fn psn_trackers(&self) -> impl Iterator<Item = &PsnTracker> + '_ {
-        self.trackers.entries().map(|(_, e)| e)
+        self.psn.trackers().map(|(_, e)| e)
     }
 
     pub fn counters(&self) -> LearnerCounters {
@@ -649,7 +728,7 @@ mod tests {
     #[test]
     fn lh_01_psn_window_slides_wraps_and_restarts() {
         let key = FlowKey::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 5);
-        let mut t = PsnTracker::new(key, InPort::DcRx, 0xff_fffe);
+        let mut t = PsnTracker::new(key, 0xff_fffe);
         t.advance(0xff_ffff, 4);
         t.advance(0x00_0001, 4); // wraps; 0x000000 was skipped but is in the window
         assert_eq!((t.newest_psn, t.span), (1, 4));

@@ -185,6 +185,9 @@ pub mod tod_control {
 pub mod learn_control {
     /// Learn source QPs from RDMA CM REQ/REP MADs on QP1.
     pub const CM_ENABLE: u32 = 1 << 0;
+    /// Learn source QPs by pairing dc_rx request PSNs with wan_rx
+    /// acknowledgement PSNs.
+    pub const PSN_ENABLE: u32 = 1 << 1;
 }
 
 /// Bits of `FLOW_COMMAND`.
@@ -427,12 +430,21 @@ const TOD_CONTROL_FIELDS: &[Field] = &[
     },
 ];
 
-const LEARN_CONTROL_FIELDS: &[Field] = &[Field {
-    name: "cm_enable",
-    lsb: 0,
-    width: 1,
-    doc: "LH-01: learn source QPs from RDMA CM REQ/REP MADs on QP1 (both inputs)",
-}];
+const LEARN_CONTROL_FIELDS: &[Field] = &[
+    Field {
+        name: "cm_enable",
+        lsb: 0,
+        width: 1,
+        doc: "LH-01: learn source QPs from RDMA CM REQ/REP MADs on QP1 (both inputs)",
+    },
+    Field {
+        name: "psn_enable",
+        lsb: 1,
+        width: 1,
+        doc:
+            "LH-01: learn source QPs by pairing dc_rx request PSNs with wan_rx acknowledgement PSNs",
+    },
+];
 
 const FLOW_COMMAND_FIELDS: &[Field] = &[
     Field {
@@ -847,6 +859,16 @@ register_map! {
     LH_PORT_WINDOW_BYTES @ 0x60C : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// Congested packets of flows whose rate already fell (downstream deferral: no CNP; LH-10).
     LH_CNP_DEFERRED @ 0x610 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PSNs a PSN-pairing tracker remembers: the last N request PSNs of its flow (24 bits; 0 acts as 1; LH-01).
+    LEARN_PSN_WINDOW @ 0x614 : ReadWrite = 0x1_0000, volatile = false, fields = WHOLE;
+    /// Acknowledgements on wan_rx that matched exactly one tracked dc_rx flow: one binding each, which fills the flow only if it has no source QP (LH-01).
+    LEARN_PSN_BINDINGS @ 0x618 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Acknowledgements whose PSN lay in the windows of two or more tracked flows: nothing learned (LH-01).
+    LEARN_PSN_AMBIGUOUS @ 0x61C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PSN trackers replaced before an acknowledgement matched them (the least recently used of 16; LH-01).
+    LEARN_PSN_EVICTIONS @ 0x620 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PSN bindings not written to the flow table because the PSN learning queue (4 bindings) was full (LH-01).
+    LEARN_PSN_QUEUE_DROPS @ 0x624 : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

@@ -26,7 +26,8 @@
 //!   the flow without a source QP, or count an insert failure when its
 //!   bucket's 4 ways and the stash are full.
 //! - 2 `LearnSqp`: set the source QP of the key, inserting it if absent
-//!   (RDMA CM REQ/REP snooping, PSN pairing). A pinned entry keeps its SQP.
+//!   (RDMA CM REQ/REP snooping, PSN pairing). A pinned entry keeps its SQP;
+//!   with `req_fill` (PSN pairing) so does an entry that has one.
 //! - 3 `InsertStatic`: insert or update a pinned (static) entry with an SQP
 //!   (from the CSR / `cngw flows add`). Pinned entries never age.
 //! - 4 `Delete`: remove the key (the response shows the removed entry).
@@ -152,6 +153,8 @@ pub struct FlowStage {
     /// `ReadLocation`: way or stash slot; `Age`: stash slot to age.
     pub slot: Bits<4>,
     pub in_stash: Bit,
+    /// `LearnSqp` only where the entry has no source QP.
+    pub fill: Bit,
 }
 
 /// The gateway's table: 4096 buckets x 4 ways + 8 stash = 16,392 entries.
@@ -177,6 +180,8 @@ pub struct FlowTable<const BUCKET_BITS: usize, const STASH: usize> {
     pub req_bucket: Signal<In, Bits<BUCKET_BITS>>,
     pub req_slot: Signal<In, Bits<4>>,
     pub req_in_stash: Signal<In, Bit>,
+    /// `LearnSqp`: leave an entry that has a source QP as it is.
+    pub req_fill: Signal<In, Bit>,
     // Time and configuration.
     /// Timestamp written into `last_seen` (free-running, wraps).
     pub now: Signal<In, Bits<32>>,
@@ -366,6 +371,7 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Default for FlowTable<BUCKET_
             req_bucket: Default::default(),
             req_slot: Default::default(),
             req_in_stash: Default::default(),
+            req_fill: Default::default(),
             now: Default::default(),
             window_epoch: Default::default(),
             aging_enable: Default::default(),
@@ -632,6 +638,7 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         self.stage_in.next.timeout = self.age_timeout.val();
         self.stage_in.next.slot = self.req_slot.val();
         self.stage_in.next.in_stash = self.req_in_stash.val();
+        self.stage_in.next.fill = self.req_fill.val();
         self.bucket_in.next = self.hash.bucket.val();
         if self.req_op.val() == 5 {
             self.bucket_in.next = self.req_bucket.val();
@@ -942,7 +949,10 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
                         }
                     }
                 }
-                if (self.dec.q.val().op == 2) & !self.hit_entry.val().pinned {
+                if (self.dec.q.val().op == 2)
+                    & !self.hit_entry.val().pinned
+                    & !(self.dec.q.val().fill & self.hit_entry.val().sqp_valid)
+                {
                     self.new_entry.next.sqp = self.dec.q.val().sqp;
                     self.new_entry.next.sqp_valid = true;
                 }
@@ -1242,6 +1252,7 @@ mod tests {
         x.req_bucket.next = (r.bucket as u64 & 0xf).to_bits();
         x.req_slot.next = (r.slot as u64 & 0xf).to_bits();
         x.req_in_stash.next = r.in_stash;
+        x.req_fill.next = r.fill;
     }
 
     fn response(x: &TestTable) -> Option<FlowResponse> {
@@ -1749,6 +1760,7 @@ mod tests {
                 r.bucket = rng.below(1 << bits) as u32;
                 r.slot = rng.below(6) as u8;
                 r.in_stash = rng.percent(30);
+                r.fill = rng.percent(50);
                 if r.op == FlowOp::ReadLocation && rng.percent(50) {
                     // Read where the flow just went.
                     r.bucket = flow_bucket(&current, bits);
@@ -1841,15 +1853,17 @@ int main(int argc, char** argv) {
     Verilated::commandArgs(argc, argv);
     Vtop* t = new Vtop;
     t->clock = 0; t->eval();
-    unsigned reset, valid, op, dqp, sqp, bytes, bucket, slot, in_stash, now, epoch, aging, timeout, clear;
+    unsigned reset, valid, op, dqp, sqp, bytes, bucket, slot, in_stash, now, epoch, aging, timeout, clear, fill;
     char sip[40], dip[40];
-    while (scanf("%x %x %x %32s %32s %x %x %x %x %x %x %x %x %x %x %x", &reset, &valid, &op, sip, dip,
-                 &dqp, &sqp, &bytes, &bucket, &slot, &in_stash, &now, &epoch, &aging, &timeout, &clear) == 16) {
+    while (scanf("%x %x %x %32s %32s %x %x %x %x %x %x %x %x %x %x %x %x", &reset, &valid, &op, sip, dip,
+                 &dqp, &sqp, &bytes, &bucket, &slot, &in_stash, &now, &epoch, &aging, &timeout, &clear,
+                 &fill) == 17) {
         t->reset = reset; t->req_valid = valid; t->req_op = op;
         wide(t->req_sip.data(), sip); wide(t->req_dip.data(), dip);
         t->req_dqp = dqp; t->req_sqp = sqp; t->req_bytes = bytes; t->req_bucket = bucket;
         t->req_slot = slot; t->req_in_stash = in_stash; t->now = now; t->window_epoch = epoch;
         t->aging_enable = aging; t->age_timeout = timeout; t->clear_counters = clear;
+        t->req_fill = fill;
         t->clock = 0; t->eval(); t->clock = 1; t->eval();
         printf("%x %x %x %x %x %x %x %x", t->resp_valid, t->resp_dropped, t->resp_hit, t->resp_inserted,
                t->resp_failed, t->resp_in_stash, t->resp_bucket, t->resp_slot);
@@ -1989,11 +2003,11 @@ int main(int argc, char** argv) {
                     .unwrap_or_else(|| FlowRequest::keyed(FlowOp::Lookup, FlowKey::default()));
                 writeln!(
                     input,
-                    "{:x} {:x} {:x} {:032x} {:032x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x}",
+                    "{:x} {:x} {:x} {:032x} {:032x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x}",
                     c.reset as u8, c.request.is_some() as u8, r.op.code(), r.key.sip, r.key.dip,
                     r.key.dqp, r.sqp & 0xff_ffff, r.bytes, r.bucket, r.slot & 0xf,
                     r.in_stash as u8, c.now, c.window_epoch, c.aging_enable as u8,
-                    c.age_timeout, c.clear_counters as u8
+                    c.age_timeout, c.clear_counters as u8, r.fill as u8
                 )
                 .unwrap();
             }

@@ -35,6 +35,8 @@ pub struct FlowRequest {
     pub bucket: u32,
     pub slot: u8,
     pub in_stash: bool,
+    /// `LearnSqp` only where the entry has no source QP (PSN pairing).
+    pub fill: bool,
 }
 
 impl FlowRequest {
@@ -48,6 +50,7 @@ impl FlowRequest {
             bucket: 0,
             slot: 0,
             in_stash: false,
+            fill: false,
         }
     }
 
@@ -275,7 +278,7 @@ impl FlowTableModel {
                             }
                         }
                         FlowOp::LearnSqp => {
-                            if !e.pinned {
+                            if !e.pinned && !(req.fill && e.sqp_valid) {
                                 e.sqp = sqp;
                                 e.sqp_valid = true;
                             }
