@@ -63,6 +63,16 @@
 //!   { src = "10.0.0.1", dst = "10.0.0.4", dqp = 200, sqp = 100 },
 //! ]
 //!
+//! [adjust]                     # LH-11 loop of `cngw adjust` (`apply` only validates it); every key optional
+//! alpha_min = 0.25             # alpha stays in [alpha_min, alpha_max] (8.8 steps)
+//! alpha_max = 1.0
+//! decrease = 0.75              # standing queue at full link: alpha *= decrease, 0 < f < 1
+//! increase = 0.125             # headroom: alpha += increase
+//! util_low = 0.5               # headroom below this utilisation; dead band up to util_high
+//! util_high = 0.9              # a full link at or above this utilisation
+//! persist = 2                  # observations in a row before alpha moves
+//! interval = "1s"              # time between observations
+//!
 //! [registers]                  # raw escape hatch, by register name
 //! SCRATCH = 0x1234
 //! ```
@@ -86,6 +96,7 @@
 //! the device (its bucket and the stash full): `apply` then stops with the
 //! error before FEATURE_ENABLE.
 
+use crate::adjust::{AdjustParams, AdjustSettings};
 use crate::bus::{BusError, RegisterBus};
 use crate::device::{
     check_write, feature_bit, port_registers, threshold_writes, Device, DeviceError, PortRegisters,
@@ -98,7 +109,7 @@ use crate::longhaul::{
     LhOptions, SecondLevel, SeverityRow,
 };
 use crate::meter::{drain_q16, v_ecn_q16, MeterSettings, QueueSource, NEVER};
-use crate::thresholds::{compute_thresholds, KMin, ThresholdInput, Thresholds};
+use crate::thresholds::{compute_thresholds, q8_8_to_alpha, KMin, ThresholdInput, Thresholds};
 use crate::units::{parse_bytes, parse_duration, parse_rate};
 use cngw_packet::longhaul::Action;
 use cngw_regmap::{by_name, by_offset, learn_control, offset};
@@ -132,9 +143,86 @@ pub struct Config {
     /// The flow table: aging and static entries.
     #[serde(default)]
     pub flows: Option<FlowsConfig>,
+    /// The LH-11 adjustment loop (`cngw adjust`); writes no register itself.
+    #[serde(default)]
+    pub adjust: Option<AdjustConfig>,
     /// Raw register values by register name.
     #[serde(default)]
     pub registers: BTreeMap<String, toml::Value>,
+}
+
+/// The `[adjust]` table (LH-11); every key optional, defaults of
+/// [`AdjustSettings::default`].
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdjustConfig {
+    pub alpha_min: Option<toml::Value>,
+    pub alpha_max: Option<toml::Value>,
+    /// Factor of a decrease, 0 < f < 1.
+    pub decrease: Option<toml::Value>,
+    /// Alpha added by an increase.
+    pub increase: Option<toml::Value>,
+    pub util_low: Option<toml::Value>,
+    pub util_high: Option<toml::Value>,
+    pub persist: Option<toml::Value>,
+    /// A duration: time between two observations.
+    pub interval: Option<toml::Value>,
+}
+
+/// The validated `[adjust]` table.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdjustPlan {
+    pub params: AdjustParams,
+    /// `interval`, if the file gives one.
+    pub interval: Option<Duration>,
+}
+
+impl AdjustConfig {
+    /// The law's parameters and the interval, or the issues found.
+    fn plan(&self, issues: &mut Issues) -> Option<AdjustPlan> {
+        let before = issues.0.len();
+        let mut settings = AdjustSettings::default();
+        for (name, value, slot) in [
+            ("alpha_min", &self.alpha_min, &mut settings.alpha_min),
+            ("alpha_max", &self.alpha_max, &mut settings.alpha_max),
+            ("decrease", &self.decrease, &mut settings.decrease),
+            ("increase", &self.increase, &mut settings.increase),
+            ("util_low", &self.util_low, &mut settings.util_low),
+            ("util_high", &self.util_high, &mut settings.util_high),
+        ] {
+            if let Some(v) = value {
+                match number(v) {
+                    Ok(x) => *slot = x,
+                    Err(m) => issues.add(format!("adjust.{name}"), m),
+                }
+            }
+        }
+        if let Some(v) = &self.persist {
+            if let Some(n) = int_field(issues, "adjust.persist".into(), v, 1, 1_000_000) {
+                settings.persist = n as u32;
+            }
+        }
+        let mut interval = None;
+        if let Some(v) = &self.interval {
+            match duration(v, "1s") {
+                Ok(d) if d.is_zero() => issues.add("adjust.interval", "must be above 0"),
+                Ok(d) => interval = Some(d),
+                Err(m) => issues.add("adjust.interval", m),
+            }
+        }
+        if issues.0.len() != before {
+            return None;
+        }
+        match settings.params() {
+            Ok(params) => Some(AdjustPlan { params, interval }),
+            Err(problems) => {
+                for e in problems {
+                    issues.add(format!("adjust.{}", e.key()), e.to_string());
+                }
+                None
+            }
+        }
+    }
 }
 
 /// The `[longhaul]` table; every key is optional.
@@ -686,6 +774,16 @@ impl Config {
         })
     }
 
+    /// The `[adjust]` table, validated with the rest of the file (`None`
+    /// without the table).
+    pub fn adjust_plan(&self, num_ports: u32) -> Result<Option<AdjustPlan>, ConfigError> {
+        self.validate(num_ports)?;
+        let mut issues = Issues::default();
+        let plan = self.adjust.as_ref().and_then(|a| a.plan(&mut issues));
+        debug_assert!(issues.0.is_empty(), "validate checked [adjust]");
+        Ok(plan)
+    }
+
     /// Validates the configuration for `device` and orders its writes. Only reads
     /// the device (the current K_max of each configured port, for the order).
     pub fn plan<B: RegisterBus>(&self, device: &mut Device<B>) -> Result<Plan, ConfigError> {
@@ -999,6 +1097,27 @@ impl Config {
                 for offset in offsets {
                     claim(&mut issues, offset, "longhaul.formats".to_string());
                 }
+            }
+        }
+
+        // [adjust]: no writes; its bounds must hold the alpha [port.0] sets.
+        if let Some(plan) = self.adjust.as_ref().and_then(|a| a.plan(&mut issues)) {
+            let alpha_0 = ports
+                .iter()
+                .find(|(port, ..)| *port == 0)
+                .map(|(_, _, t)| t.alpha_q8_8);
+            let (lo, hi) = (plan.params.alpha_min_q8_8, plan.params.alpha_max_q8_8);
+            if let Some(alpha) = alpha_0.filter(|a| !(lo..=hi).contains(a)) {
+                issues.add(
+                    "adjust.alpha_max",
+                    format!(
+                        "port.0.alpha {} is outside [alpha_min, alpha_max] = [{}, {}]: \
+                         the loop would move it at its first step",
+                        q8_8_to_alpha(alpha),
+                        q8_8_to_alpha(lo),
+                        q8_8_to_alpha(hi)
+                    ),
+                );
             }
         }
 

@@ -10,9 +10,11 @@
 //!   [`formats`]: the Long-haul CNP format table (LH-15);
 //!   [`extension`]: the Long-haul CNP's extension objects and time of day;
 //!   [`meter`]: the queue meter (LH-02) and the EMR/QGR triggers;
+//!   [`adjust`]: dynamic adjustment of the thresholds from the gauges (LH-11);
 //!   [`config`]: TOML settings validated into a write plan; [`units`]:
 //!   parsing of rates, durations and byte sizes.
 
+pub mod adjust;
 pub mod bus;
 pub mod config;
 pub mod device;
@@ -28,6 +30,7 @@ pub mod sim;
 pub mod thresholds;
 pub mod units;
 
+pub use adjust::{AdjustError, AdjustParams, AdjustSettings, AdjustState};
 pub use bus::{BusError, RegisterBus};
 pub use config::{apply, apply_config, Config, ConfigError, Plan};
 pub use device::{Capabilities, Device, DeviceError, Version};

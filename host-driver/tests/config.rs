@@ -1029,3 +1029,101 @@ fn lh_02_config_rejects_bad_meter_learning_and_icmpv6_values() {
         );
     }
 }
+
+#[test]
+fn lh_11_config_adjust_table_is_validated_and_writes_nothing() {
+    let mut dev = device();
+    let text = r#"
+        [port.0]
+        rate = "100G"
+        rtt = "1ms"
+        alpha = 0.5
+        k_base = "64K"
+        [adjust]
+        alpha_min = 0.125
+        alpha_max = 2
+        decrease = 0.5
+        increase = 0.25
+        util_low = 0.4
+        util_high = 0.95
+        persist = 3
+        interval = "500ms"
+        "#;
+    let config = Config::parse(text).unwrap();
+    let plan = apply_config(&mut dev, &config).unwrap();
+    // Only the port's six registers: [adjust] is read by `cngw adjust`.
+    assert_eq!(plan.writes.len(), 6, "{plan}");
+    let adjust = config.adjust_plan(1).unwrap().unwrap();
+    let p = adjust.params;
+    assert_eq!((p.alpha_min_q8_8, p.alpha_max_q8_8), (0x20, 0x200));
+    assert_eq!((p.decrease_q8, p.increase_q8_8), (128, 0x40));
+    assert_eq!((p.util_low, p.util_high, p.persist), (0.4, 0.95, 3));
+    assert_eq!(adjust.interval, Some(std::time::Duration::from_millis(500)));
+    // Keys left out take the defaults; no table, no plan.
+    let defaults = Config::parse("[adjust]\n").unwrap().adjust_plan(1).unwrap();
+    assert_eq!(
+        defaults.unwrap().params,
+        cngw_driver::AdjustParams::default()
+    );
+    assert_eq!(Config::parse("").unwrap().adjust_plan(1).unwrap(), None);
+}
+
+#[test]
+fn lh_11_config_rejects_bad_adjust_values() {
+    let err = rejected(
+        r#"
+        [adjust]
+        alpha_min = "low"
+        decrease = 1.5
+        increase = 0
+        util_low = 0.9
+        util_high = 0.8
+        persist = 0
+        interval = "0s"
+        "#,
+    );
+    let lines = issues(&err);
+    for key in [
+        "adjust.alpha_min: expected a number",
+        "adjust.persist: 0 is outside 1..=1000000",
+        "adjust.interval: must be above 0",
+    ] {
+        assert!(lines.iter().any(|l| l.starts_with(key)), "{key}: {lines:?}");
+    }
+    // Once every value parses, the law's own checks list the rest.
+    let lines = issues(&rejected(
+        "[adjust]\ndecrease = 1.5\nincrease = 0\nutil_low = 0.9\nutil_high = 0.8\n",
+    ));
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(lines[0].starts_with("adjust.decrease: decrease 1.5 must be a factor"));
+    assert!(lines[1].starts_with("adjust.increase:"));
+    assert!(lines[2].starts_with("adjust.util_high: util_low 0.9 and util_high 0.8"));
+    let lines = issues(&rejected("[adjust]\nalpha_min = 2.0\nalpha_max = 1.0\n"));
+    assert_eq!(
+        lines,
+        ["adjust.alpha_max: alpha_min 2 is above alpha_max 1"]
+    );
+    // The bounds must hold the alpha [port.0] sets.
+    let lines = issues(&rejected(
+        r#"
+        [port.0]
+        rate = "100G"
+        rtt = "1ms"
+        alpha = 1.5
+        k_base = "64K"
+        [adjust]
+        alpha_max = 1.0
+        "#,
+    ));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with(
+            "adjust.alpha_max: port.0.alpha 1.5 is outside [alpha_min, alpha_max] = [0.25, 1]"
+        ),
+        "{lines:?}"
+    );
+    let lines = issues(&rejected("[adjust]\ninterval = 5\n"));
+    assert_eq!(lines, ["adjust.interval: needs a unit, e.g. \"1s\""]);
+    let err = rejected("[adjust]\nspeed = 1\n");
+    assert!(err.to_string().contains("unknown field `speed`"), "{err}");
+}

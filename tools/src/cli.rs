@@ -51,6 +51,8 @@ pub enum Command {
     Gen(GenCommand),
     /// Compute the LH-03 marking thresholds of a WAN port and program them.
     Thresholds(ThresholdsArgs),
+    /// Adjust K_min/K_max/V_growth/V_ecn of WAN port 0 from its gauges, step by step (LH-11).
+    Adjust(AdjustArgs),
     /// Read and write control/status registers.
     #[command(subcommand)]
     Regs(RegsCommand),
@@ -185,6 +187,52 @@ pub struct ThresholdsArgs {
     /// Compute and print only; do not write the device.
     #[arg(long)]
     pub dry_run: bool,
+}
+
+const ADJUST_AFTER_HELP: &str = "\
+Each step reads PORT0_QUEUE_AVG_BYTES, PORT0_EMR_Q16, LH_PORT_WINDOW_BYTES and the LH-03
+registers of port 0; utilisation = LH_PORT_WINDOW_BYTES * 8 / (LH_OBS_WINDOW_US * PORT0_RATE_MBPS).
+  standing queue: average queue > K_min and utilisation >= util_high -> alpha *= decrease
+  headroom:       utilisation < util_low and average queue < K_min / 2 -> alpha += increase
+  otherwise:      the dead band, nothing is written
+A zone must hold `persist` observations in a row; alpha stays in [alpha_min, alpha_max]. Then
+K_max = max(K_base, alpha * R * RTT_est / 8), K_min = K_max / 2, and V_growth and V_ecn keep their
+ratio to K_max. Writes keep K_min < K_max after each one. The law's parameters come from the
+[adjust] table of --config (defaults: alpha 0.25..1.0, decrease 0.75, increase 0.125, util_low
+0.5, util_high 0.9, persist 2).
+
+With --device sim the interval is simulated time (at most 10ms) and the simulator carries no
+traffic unless --sim-load offers RoCEv2 frames to dc_rx; use [meter.0] queue = \"internal\" and a
+drain below the load to congest it.
+
+JSON (--json): one object per step, schema_version 1:
+  {\"tool\": \"cngw adjust\", \"schema_version\": 1, \"step\": N, \"time_us\": T,
+   \"observation\": {\"avg_queue_bytes\", \"utilisation\", \"marking_rate\", \"port_window_bytes\",
+                   \"obs_window_us\", \"alpha\", \"k_min_bytes\", \"k_max_bytes\"},
+   \"zone\": \"standing_queue\" | \"headroom\" | \"band\", \"changed\": BOOL,
+   \"thresholds\": {\"alpha\", \"alpha_q8_8\", \"k_min_bytes\", \"k_max_bytes\", \"v_ecn_q16\",
+                  \"v_growth_bytes\"}, \"writes\": N}";
+
+#[derive(Debug, Args)]
+#[command(after_long_help = ADJUST_AFTER_HELP)]
+pub struct AdjustArgs {
+    /// Apply this TOML configuration first, as `config apply` does; its [adjust] table sets the law.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Time between observations (default: [adjust] interval, else 1s on a PCIe device and
+    /// 200us of simulated time on the simulator). At least LH_OBS_WINDOW_US.
+    #[arg(long, value_name = "TIME", value_parser = values::parse_run_duration)]
+    pub interval: Option<Duration>,
+    /// Steps (observations) to run; 0 runs until interrupted (PCIe device only).
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub steps: u32,
+    /// Print one JSON object per step (schema in `cngw adjust --help`).
+    #[arg(long)]
+    pub json: bool,
+    /// Simulator only: offer RoCEv2 frames (1022 bytes, ECT(0)) to dc_rx at this rate while
+    /// each interval is simulated.
+    #[arg(long, value_name = "RATE", value_parser = values::parse_rate_arg)]
+    pub sim_load: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -33,7 +33,7 @@ pub fn print_plan(plan: &Plan) {
 
 /// Every write of `plan` as this device would take it (the checks `apply`
 /// makes before its first write), so `check` and `apply` agree.
-fn check_against_device(dev: &AnyDevice<'_>, plan: &Plan) -> Result<()> {
+pub fn check_against_device(dev: &AnyDevice<'_>, plan: &Plan) -> Result<()> {
     for (offset, value) in plan.register_writes() {
         let reg = by_offset(offset)
             .ok_or_else(|| anyhow::anyhow!("the plan writes unmapped offset {offset:#05x}"))?;

@@ -5,6 +5,7 @@
 //! and benchmarks traffic through the cycle-accurate simulator. Errors end the
 //! process with a message on stderr and exit status 1 (2 for bad syntax).
 
+mod adjust;
 mod bench;
 mod bench_notify;
 mod cli;
@@ -36,6 +37,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Gen(GenCommand::Traffic(args)) => gen::traffic(args),
         Command::Gen(GenCommand::LongHaul(args)) => long_haul::generate(args),
         Command::Thresholds(args) => thresholds::run(spec, verbose, args),
+        Command::Adjust(args) => adjust::run(spec, verbose, args),
         Command::Regs(RegsCommand::Dump) => regs::dump(spec, verbose),
         Command::Regs(RegsCommand::Read { register }) => regs::read(spec, verbose, register),
         Command::Regs(RegsCommand::Write {
