@@ -58,7 +58,8 @@
 //!
 //! [flows]                      # the flow table (LH-01)
 //! age_timeout = "10s"          # idle learned flows leave after this; "off" (or "0s") never
-//! learn = ["cm"]               # source-QP learning methods (LH-01): "cm" (RDMA CM REQ/REP); [] = none
+//! learn = ["cm", "psn"]        # source-QP learning (LH-01): "cm" (RDMA CM REQ/REP), "psn" (request/ACK PSN pairing); [] = none
+//! psn_window = 65536           # PSN pairing: request PSNs a tracker remembers, 1..=8388608
 //! static = [                   # pinned entries: {SIP, DIP, DQP} -> SQP
 //!   { src = "10.0.0.1", dst = "10.0.0.4", dqp = 200, sqp = 100 },
 //! ]
@@ -319,8 +320,11 @@ pub struct GatewayConfig {
 pub struct FlowsConfig {
     /// A duration, or `"off"`.
     pub age_timeout: Option<toml::Value>,
-    /// Source-QP learning methods (`"cm"`); the list replaces `LEARN_CONTROL`.
+    /// Source-QP learning methods (`"cm"`, `"psn"`); the list replaces
+    /// `LEARN_CONTROL`.
     pub learn: Option<Vec<String>>,
+    /// PSN pairing's window (`LEARN_PSN_WINDOW`), 1..=2^23.
+    pub psn_window: Option<u32>,
     /// Static (pinned) entries.
     #[serde(rename = "static", default)]
     pub static_flows: Vec<StaticFlowConfig>,
@@ -1056,9 +1060,10 @@ impl Config {
                 for m in methods {
                     match m.as_str() {
                         "cm" => bits |= learn_control::CM_ENABLE,
+                        "psn" => bits |= learn_control::PSN_ENABLE,
                         other => issues.add(
                             "flows.learn",
-                            format!("unknown learning method {other:?} (known: cm)"),
+                            format!("unknown learning method {other:?} (known: cm, psn)"),
                         ),
                     }
                 }
@@ -1067,6 +1072,20 @@ impl Config {
                     "flows.learn",
                     vec![(offset::LEARN_CONTROL, bits)],
                 );
+            }
+            if let Some(window) = flows_config.psn_window {
+                if (1..=1 << 23).contains(&window) {
+                    typed_writes(
+                        &mut issues,
+                        "flows.psn_window",
+                        vec![(offset::LEARN_PSN_WINDOW, window)],
+                    );
+                } else {
+                    issues.add(
+                        "flows.psn_window",
+                        format!("{window} PSNs is outside 1..=8388608 (half the 24-bit PSN space)"),
+                    );
+                }
             }
             flows = flows_config.static_flows(&mut issues);
             if !flows.is_empty() {

@@ -951,7 +951,8 @@ icmpv6_type = 201
 obs_window = "20us"
 top_share = 0.25
 [flows]
-learn = ["cm"]
+learn = ["cm", "psn"]
+psn_window = 1024
 "#,
     )
     .unwrap();
@@ -970,7 +971,11 @@ learn = ["cm"]
         (offset::LH_ICMPV6_TYPE, 201),
         (offset::LH_OBS_WINDOW_US, 20),
         (offset::LH_TOP_SHARE_Q8, 64),
-        (offset::LEARN_CONTROL, learn_control::CM_ENABLE),
+        (
+            offset::LEARN_CONTROL,
+            learn_control::CM_ENABLE | learn_control::PSN_ENABLE,
+        ),
+        (offset::LEARN_PSN_WINDOW, 1024),
         (offset::CLOCKS_PER_US, 100),
     ] {
         assert_eq!(bus.peek(off), Some(want), "{off:#x}");
@@ -1012,7 +1017,9 @@ fn lh_02_config_rejects_bad_meter_learning_and_icmpv6_values() {
         ("[meter.0]\nlimit = 3", "limit"),
         ("[longhaul]\nicmpv6_type = 1", "longhaul.icmpv6_type"),
         ("[longhaul]\nicmpv6_type = 256", "longhaul.icmpv6_type"),
-        ("[flows]\nlearn = [\"psn\"]", "flows.learn"),
+        ("[flows]\nlearn = [\"acks\"]", "flows.learn"),
+        ("[flows]\npsn_window = 0", "flows.psn_window"),
+        ("[flows]\npsn_window = 8388609", "flows.psn_window"),
         ("[longhaul]\ntop_share = 1.0", "longhaul.top_share"),
         ("[longhaul]\ntop_share = -0.5", "longhaul.top_share"),
         ("[longhaul]\nobs_window = \"0us\"", "longhaul.obs_window"),

@@ -52,6 +52,10 @@ pub const PSN_REQUEST_DELAY: u64 = 6;
 /// header (the PSN pairer registers it).
 pub const PSN_ACK_DELAY: u64 = 1;
 
+/// What the PSN pairer takes in one clock: an acknowledgement, a request
+/// ({key, PSN}).
+type PsnClock = (Option<PsnAck>, Option<(FlowKey, u32)>);
+
 /// Behavioural model of the gateway's registers and data path.
 #[derive(Clone, Debug)]
 pub struct GatewayModel {
@@ -69,7 +73,7 @@ pub struct GatewayModel {
     /// PSN pairing (LH-01, `LEARN_CONTROL.psn_enable`): the trackers, and
     /// the steps not yet taken, by the clock the RTL takes them in.
     psn: PsnPairing,
-    psn_steps: BTreeMap<u64, (Option<PsnAck>, Option<(FlowKey, u32)>)>,
+    psn_steps: BTreeMap<u64, PsnClock>,
     /// The clock the next dc_rx frame passes the CE marker in (LH-02 EMR).
     marker_clock: Option<u64>,
     /// Each flow's byte counts per observation window as the flow table
@@ -365,7 +369,8 @@ impl GatewayModel {
             sqp: None,
             pinned: false,
         });
-        if !v.pinned && !(b.method == Method::Psn && v.sqp.is_some()) {
+        let keeps = v.pinned || (b.method == Method::Psn && v.sqp.is_some());
+        if !keeps {
             v.sqp = Some(b.sqp);
         }
         self.update_flow_gauges();

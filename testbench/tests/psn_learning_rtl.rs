@@ -528,3 +528,56 @@ fn lh_01_random_psn_traffic_matches_the_model_with_idle_and_backpressure() {
     run_seed(2, 1200, 0.3, 0.3);
     run_seed(3, 1200, 0.6, 0.5);
 }
+
+/// LH-01, clock-exact: a request on dc_rx, then its acknowledgement on
+/// wan_rx pushed 0..12 clocks after the request's header. An
+/// acknowledgement compared before the request is tracked, or in the same
+/// clock (its header at most `PSN_REQUEST_DELAY - PSN_ACK_DELAY` = 5
+/// clocks after the request's), teaches nothing; one clock later it
+/// teaches the source QP. The RTL and the model agree at every distance, and both
+/// outcomes occur.
+#[test]
+fn lh_01_psn_ack_right_behind_its_request_is_clock_exact() {
+    let (a, bb): (IpAddr, IpAddr) = (
+        Ipv4Addr::new(10, 0, 0, 1).into(),
+        Ipv4Addr::new(10, 9, 0, 1).into(),
+    );
+    let key = FlowKey::new(mapped(a), mapped(bb), 0x222);
+    let mut outcomes = BTreeSet::new();
+    for gap in 0..12 {
+        let mut b = Bench::new(None).unwrap();
+        let mut m = GatewayModel::new();
+        m.set_reset_clock(b.gateway().reset_released_at());
+        both(
+            &mut b,
+            &mut m,
+            offset::LEARN_CONTROL,
+            learn_control::PSN_ENABLE,
+        );
+        let request = Frame::new(rc(a, bb, opcode::RC_SEND_ONLY, 0x222, 500, 0));
+        let ack = Frame::new(rc(bb, a, opcode::RC_ACKNOWLEDGE, 0x111, 500, 0));
+        b.push_frame(InPort::DcRx, &request.data, false);
+        let (_, seen) = b.run(1_000, event::parsed(InPort::DcRx));
+        assert_ne!(seen, 0);
+        b.run(gap, 0);
+        b.push_frame(InPort::WanRx, &ack.data, false);
+        b.run_until_drained(10_000, 64).unwrap();
+        let p_req = b.take_parsed(InPort::DcRx, 1)[0];
+        let p_ack = b.take_parsed(InPort::WanRx, 1)[0];
+        m.receive_at(InPort::DcRx, &request, Some(p_req.cycle));
+        m.receive_at(InPort::WanRx, &ack, Some(p_ack.cycle));
+        m.advance_to(b.cycle());
+        compare_counters(b.gateway(), &m).unwrap_or_else(|e| panic!("gap {gap}: {e}"));
+        let table = iterate(&mut b);
+        assert_eq!(table, model_table(&m), "gap {gap}");
+        let learned = sqps(&table).get(&key).copied();
+        let distance = p_ack.cycle - p_req.cycle;
+        assert_eq!(
+            learned.is_some(),
+            distance > cngw_model::gateway::PSN_REQUEST_DELAY - cngw_model::gateway::PSN_ACK_DELAY,
+            "gap {gap}: headers {distance} clocks apart"
+        );
+        outcomes.insert(learned);
+    }
+    assert_eq!(outcomes, BTreeSet::from([None, Some(0x111)]));
+}

@@ -278,7 +278,8 @@ impl FlowTableModel {
                             }
                         }
                         FlowOp::LearnSqp => {
-                            if !e.pinned && !(req.fill && e.sqp_valid) {
+                            let keeps = e.pinned || (req.fill && e.sqp_valid);
+                            if !keeps {
                                 e.sqp = sqp;
                                 e.sqp_valid = true;
                             }
