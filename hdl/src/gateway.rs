@@ -43,6 +43,7 @@ use crate::learn::{CmEventSource, CmLearner, CmSnoop, PsnPairer};
 use crate::lh::{FormatTable, LhController, QueueKb, QueueMeter, TimeOfDay};
 use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
+use crate::pe::TwoThreshold;
 use crate::stats::FrameCounters;
 use crate::stream::{AxisSink, AxisSource, FrameMux, HeaderSource, SkidBuffer};
 use cngw_regmap::{offset, REGISTERS};
@@ -131,6 +132,15 @@ const _: () = {
     assert!(REGISTERS[156].offset == offset::LEARN_PSN_AMBIGUOUS);
     assert!(REGISTERS[157].offset == offset::LEARN_PSN_EVICTIONS);
     assert!(REGISTERS[158].offset == offset::LEARN_PSN_QUEUE_DROPS);
+    assert!(REGISTERS[159].offset == offset::PE_CONTROL);
+    assert!(REGISTERS[160].offset == offset::PE_T1_BYTES);
+    assert!(REGISTERS[161].offset == offset::PE_T2_BYTES);
+    assert!(REGISTERS[162].offset == offset::PE_TMAX_BYTES);
+    assert!(REGISTERS[163].offset == offset::PE_LFSR_SEED);
+    assert!(REGISTERS[164].offset == offset::PE_ECT1_MARKED);
+    assert!(REGISTERS[165].offset == offset::PE_CE_MARKED);
+    assert!(REGISTERS[166].offset == offset::PE_P_ECT1);
+    assert!(REGISTERS[167].offset == offset::PE_P_CE);
     assert!(REGISTERS[88].offset == offset::PORT0_METER_CONTROL);
     assert!(REGISTERS[89].offset == offset::PORT0_VQ_DRAIN_Q16);
     assert!(REGISTERS[90].offset == offset::PORT0_VQ_DEPTH_BYTES);
@@ -197,7 +207,7 @@ const _: () = {
     assert!(REGISTERS[151].offset == offset::LH_CNP_NOT_TOP);
     assert!(REGISTERS[152].offset == offset::LH_PORT_WINDOW_BYTES);
     assert!(REGISTERS[153].offset == offset::LH_CNP_DEFERRED);
-    assert!(REGISTERS.len() == 159);
+    assert!(REGISTERS.len() == 168);
 };
 
 #[derive(LogicBlock)]
@@ -249,6 +259,11 @@ pub struct Gateway {
     /// LH-04 condition, registered: marking enabled and QD > K_min.
     above_k_min: DFF<Bit>,
     ce_marked_count: DFF<Bits<32>>,
+    /// PE-03: two-threshold marking probabilities and draws.
+    two_threshold: TwoThreshold,
+    pe_marking: Signal<Local, Bit>,
+    pe_ect1_count: DFF<Bits<32>>,
+    pe_ce_count: DFF<Bits<32>>,
     // Second level.
     flow_table: GatewayFlowTable,
     queue_kb: QueueKb,
@@ -362,6 +377,10 @@ impl Default for Gateway {
             queue_depth: Default::default(),
             above_k_min: Default::default(),
             ce_marked_count: Default::default(),
+            two_threshold: Default::default(),
+            pe_marking: Default::default(),
+            pe_ect1_count: Default::default(),
+            pe_ce_count: Default::default(),
             flow_table: Default::default(),
             queue_kb: Default::default(),
             meter: Default::default(),
@@ -443,6 +462,7 @@ impl Logic for Gateway {
             wan_snoop,
             learner,
             psn_pairer,
+            two_threshold,
             csr,
             flow_table,
             queue_kb,
@@ -471,6 +491,8 @@ impl Logic for Gateway {
             top_threshold,
             above_k_min,
             ce_marked_count,
+            pe_ect1_count,
+            pe_ce_count,
             us_div,
             now_us,
             cmd_pending,
@@ -645,6 +667,35 @@ impl Logic for Gateway {
         self.meter.tx_keep.next = self.wan_tx.tkeep.val();
         self.meter.drain_q16.next = self.csr.values[89].val();
         self.meter.us_tick.next = self.us_tick.val();
+        // PE-03: two-threshold marking on the average queue; one draw per
+        // ECT(0)/ECT(1) frame.
+        self.pe_marking.next =
+            self.csr.values[4].val().get_bit(3) & self.csr.values[159].val().get_bit(0);
+        self.two_threshold.reset.next = self.reset.val();
+        self.two_threshold.avg.next = self.meter.avg.val();
+        self.two_threshold.tick.next = self.us_tick.val();
+        self.two_threshold.t1.next = self.csr.values[160].val();
+        self.two_threshold.t2.next = self.csr.values[161].val();
+        self.two_threshold.tmax.next = self.csr.values[162].val();
+        self.two_threshold.enable.next = self.pe_marking.val();
+        self.two_threshold.seed.next = self.csr.values[163].val().get_bits::<16>(0);
+        self.two_threshold.draw.next = self.ce_marker.draw.val();
+        self.ce_marker.pe_ce.next = self.pe_marking.val()
+            & (bit_cast::<17, 16>(self.two_threshold.lfsr_value.val())
+                < self.two_threshold.p_ce.val());
+        self.ce_marker.pe_ect1.next = self.pe_marking.val()
+            & (bit_cast::<17, 16>(self.two_threshold.lfsr_value.val())
+                < self.two_threshold.p_ect1.val());
+        if self.ce_marker.pe_ect1_marked.val() {
+            self.pe_ect1_count.d.next = self.pe_ect1_count.q.val() + 1;
+        }
+        if self.ce_marker.pe_ce_marked.val() {
+            self.pe_ce_count.d.next = self.pe_ce_count.q.val() + 1;
+        }
+        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+            self.pe_ect1_count.d.next = 0.into();
+            self.pe_ce_count.d.next = 0.into();
+        }
         self.meter.qd.next = self.queue_depth.q.val();
         self.meter.avg_shift.next = self.csr.values[91].val();
         self.meter.window_us.next = self.csr.values[93].val();
@@ -1128,6 +1179,10 @@ impl Logic for Gateway {
         self.csr.status[156].next = self.psn_pairer.ambiguous.val();
         self.csr.status[157].next = self.psn_pairer.evictions.val();
         self.csr.status[158].next = self.psn_pairer.queue_drops.val();
+        self.csr.status[164].next = self.pe_ect1_count.q.val();
+        self.csr.status[165].next = self.pe_ce_count.q.val();
+        self.csr.status[166].next = bit_cast::<32, 17>(self.two_threshold.p_ect1.val());
+        self.csr.status[167].next = bit_cast::<32, 17>(self.two_threshold.p_ce.val());
         self.csr.status[147].next = self.tod.captured.val().get_bits::<32>(32);
         self.csr.status[148].next = self.tod.captured.val().get_bits::<32>(0);
     }

@@ -24,6 +24,7 @@ pub mod learn;
 pub mod lh;
 pub mod notify;
 pub mod parser;
+pub mod pe;
 pub mod stats;
 pub mod stream;
 pub mod units;

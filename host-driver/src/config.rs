@@ -64,6 +64,13 @@
 //!   { src = "10.0.0.1", dst = "10.0.0.4", dqp = 200, sqp = 100 },
 //! ]
 //!
+//! [pre_ecn]                    # PE-03 congested WAN node (needs features = ["pre_ecn"])
+//! wan_marking = true           # two-threshold marking toward the WAN on the average queue
+//! t1 = "20M"                   # ECT(1) with a probability rising from 0 at t1 to 1 at t2
+//! t2 = "60M"                   # CE with a probability rising from 0 at t2 to 1 at tmax
+//! tmax = "100M"
+//! seed = 0xACE1                # marking LFSR seed, loaded when marking is switched on
+//!
 //! [adjust]                     # LH-11 loop of `cngw adjust` (`apply` only validates it); every key optional
 //! alpha_min = 0.25             # alpha stays in [alpha_min, alpha_max] (8.8 steps)
 //! alpha_max = 1.0
@@ -113,7 +120,7 @@ use crate::meter::{drain_q16, v_ecn_q16, MeterSettings, QueueSource, NEVER};
 use crate::thresholds::{compute_thresholds, q8_8_to_alpha, KMin, ThresholdInput, Thresholds};
 use crate::units::{parse_bytes, parse_duration, parse_rate};
 use cngw_packet::longhaul::Action;
-use cngw_regmap::{by_name, by_offset, learn_control, offset};
+use cngw_regmap::{by_name, by_offset, learn_control, offset, pe_control};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -147,6 +154,9 @@ pub struct Config {
     /// The LH-11 adjustment loop (`cngw adjust`); writes no register itself.
     #[serde(default)]
     pub adjust: Option<AdjustConfig>,
+    /// Precise ECN in the WAN (PE-03: the congested WAN node's marking).
+    #[serde(default)]
+    pub pre_ecn: Option<PreEcnConfig>,
     /// Raw register values by register name.
     #[serde(default)]
     pub registers: BTreeMap<String, toml::Value>,
@@ -364,6 +374,79 @@ pub struct MeterConfig {
     pub qgr_interval: Option<toml::Value>,
     /// Bytes, or `"off"`.
     pub v_growth: Option<toml::Value>,
+}
+
+/// The `[pre_ecn]` table (PE-03); every key optional, but T1, T2 and Tmax
+/// come together.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreEcnConfig {
+    /// The congested WAN node's two-threshold marking (`PE_CONTROL.wan_marking`).
+    pub wan_marking: Option<bool>,
+    /// Average-queue thresholds in bytes (`"20M"` or an integer), T1 < T2 < Tmax.
+    pub t1: Option<toml::Value>,
+    pub t2: Option<toml::Value>,
+    pub tmax: Option<toml::Value>,
+    /// Seed of the marking LFSR, 0..=65535 (0 acts as 1).
+    pub seed: Option<toml::Value>,
+}
+
+impl PreEcnConfig {
+    /// The register writes, or the issues found.
+    fn writes(&self, issues: &mut Issues) -> Vec<(u32, u32)> {
+        let mut writes = Vec::new();
+        let bytes = |key: &str, v: &toml::Value, issues: &mut Issues| match quantity(
+            v,
+            parse_bytes,
+            "a byte size such as \"20M\"",
+        )
+        .and_then(|b| {
+            u32::try_from(b)
+                .ok()
+                .filter(|&b| b < NEVER)
+                .ok_or_else(|| format!("{b} bytes is more than 4 GiB - 2"))
+        }) {
+            Ok(b) => Some(b),
+            Err(m) => {
+                issues.add(format!("pre_ecn.{key}"), m);
+                None
+            }
+        };
+        match (&self.t1, &self.t2, &self.tmax) {
+            (None, None, None) => {}
+            (Some(a), Some(b), Some(c)) => {
+                let t = [("t1", a), ("t2", b), ("tmax", c)].map(|(k, v)| bytes(k, v, issues));
+                if let [Some(t1), Some(t2), Some(tmax)] = t {
+                    if t1 < t2 && t2 < tmax {
+                        writes.extend([
+                            (offset::PE_T1_BYTES, t1),
+                            (offset::PE_T2_BYTES, t2),
+                            (offset::PE_TMAX_BYTES, tmax),
+                        ]);
+                    } else {
+                        issues.add(
+                            "pre_ecn.t1",
+                            format!("thresholds must rise: t1 {t1} < t2 {t2} < tmax {tmax} bytes"),
+                        );
+                    }
+                }
+            }
+            _ => issues.add("pre_ecn.t1", "t1, t2 and tmax come together"),
+        }
+        if let Some(v) = &self.seed {
+            match integer(v, 0, 0xFFFF) {
+                Ok(seed) => writes.push((offset::PE_LFSR_SEED, seed as u32)),
+                Err(m) => issues.add("pre_ecn.seed", m),
+            }
+        }
+        if let Some(on) = self.wan_marking {
+            writes.push((
+                offset::PE_CONTROL,
+                if on { pe_control::WAN_MARKING } else { 0 },
+            ));
+        }
+        writes
+    }
 }
 
 /// The `[port.N]` table.
@@ -1042,6 +1125,10 @@ impl Config {
                     typed_writes(&mut issues, "gateway", writes);
                 }
             }
+        }
+        if let Some(pre_ecn) = &self.pre_ecn {
+            let writes = pre_ecn.writes(&mut issues);
+            typed_writes(&mut issues, "pre_ecn", writes);
         }
         let mut flows = Vec::new();
         if let Some(flows_config) = &self.flows {

@@ -30,7 +30,7 @@ fn device() -> Device<MemBus> {
 
 #[test]
 fn hw_04_config_enabling_an_absent_feature_writes_nothing() {
-    // This bitstream's own CAPABILITIES: lh_ecn_mark and lh_cnp, not fast_cnp yet.
+    // This bitstream's own CAPABILITIES: lh_ecn_mark, lh_cnp and pre_ecn, not fast_cnp yet.
     let mut dev = Device::open(MemBus::new()).unwrap();
     let config =
         Config::parse(&EXAMPLE.replace("\"lh_ecn_mark\"", "\"lh_ecn_mark\", \"fast_cnp\""))
@@ -1133,4 +1133,74 @@ fn lh_11_config_rejects_bad_adjust_values() {
     assert_eq!(lines, ["adjust.interval: needs a unit, e.g. \"1s\""]);
     let err = rejected("[adjust]\nspeed = 1\n");
     assert!(err.to_string().contains("unknown field `speed`"), "{err}");
+}
+
+/// PE-03: `[pre_ecn]` writes the thresholds, the seed and the role, and
+/// `features = ["pre_ecn"]` turns it on last (after the seed, so the LFSR
+/// loads it).
+#[test]
+fn pe_03_config_pre_ecn_plan() {
+    let config = Config::parse(
+        r#"
+features = ["pre_ecn"]
+[pre_ecn]
+wan_marking = true
+t1 = "20M"
+t2 = "60M"
+tmax = 100000000
+seed = 0x1234
+"#,
+    )
+    .unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    let bus = dev.bus();
+    for (off, want) in [
+        (offset::PE_T1_BYTES, 20 << 20),
+        (offset::PE_T2_BYTES, 60 << 20),
+        (offset::PE_TMAX_BYTES, 100_000_000),
+        (offset::PE_LFSR_SEED, 0x1234),
+        (offset::PE_CONTROL, cngw_regmap::pe_control::WAN_MARKING),
+        (offset::FEATURE_ENABLE, feature::PRE_ECN),
+    ] {
+        assert_eq!(bus.peek(off), Some(want), "{off:#x}");
+    }
+    let order: Vec<u32> = bus
+        .write_log()
+        .iter()
+        .map(|&(o, _)| o)
+        .filter(|o| [offset::PE_LFSR_SEED, offset::FEATURE_ENABLE].contains(o))
+        .collect();
+    assert_eq!(order, [offset::PE_LFSR_SEED, offset::FEATURE_ENABLE]);
+}
+
+/// PE-03: bad `[pre_ecn]` values are refused before any write.
+#[test]
+fn pe_03_config_rejects_bad_pre_ecn_values() {
+    for (text, key) in [
+        ("[pre_ecn]\nt1 = \"20M\"", "pre_ecn.t1"),
+        (
+            "[pre_ecn]\nt1 = \"60M\"\nt2 = \"20M\"\ntmax = \"100M\"",
+            "pre_ecn.t1",
+        ),
+        (
+            "[pre_ecn]\nt1 = \"20M\"\nt2 = \"20M\"\ntmax = \"100M\"",
+            "pre_ecn.t1",
+        ),
+        (
+            "[pre_ecn]\nt1 = \"a lot\"\nt2 = \"20M\"\ntmax = \"100M\"",
+            "pre_ecn.t1",
+        ),
+        ("[pre_ecn]\nt1 = 1\nt2 = 2\ntmax = \"8G\"", "pre_ecn.tmax"),
+        ("[pre_ecn]\nseed = 65536", "pre_ecn.seed"),
+        ("[pre_ecn]\nseed = -1", "pre_ecn.seed"),
+        ("[pre_ecn]\nwan_marking = 1", "wan_marking"),
+        ("[pre_ecn]\nfast = true", "fast"),
+    ] {
+        let err = rejected(text);
+        assert!(
+            err.to_string().contains(key),
+            "{text:?} should be rejected at {key}: {err}"
+        );
+    }
 }

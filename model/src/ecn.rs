@@ -58,12 +58,29 @@ pub fn marker_ecn(frame: &[u8]) -> Option<Ecn> {
 /// version (and IHL >= 5 for IPv4), ECT(0) or ECT(1). IPv4 checksums are
 /// updated incrementally (RFC 1624).
 pub fn ce_mark(frame: &mut [u8]) -> bool {
+    set_ecn(frame, Ecn::Ce)
+}
+
+/// Whether the marker may change the frame's ECN field: an IP header it
+/// reads (as [`ce_mark`]) with ECT(0) or ECT(1). Two-threshold marking
+/// (PE-03) draws a random number for each such frame.
+pub fn markable(frame: &[u8]) -> bool {
+    match marker_ip(frame) {
+        Some((false, l3)) => ecn_capable(frame[l3 + 1]),
+        Some((true, l3)) => ecn_capable(frame[l3 + 1] >> 4),
+        None => false,
+    }
+}
+
+/// Sets the ECN field of a [`markable`] frame to `ecn` (IPv4 checksum
+/// updated incrementally); returns whether the frame was markable.
+pub fn set_ecn(frame: &mut [u8], ecn: Ecn) -> bool {
     match marker_ip(frame) {
         Some((false, l3)) if ecn_capable(frame[l3 + 1]) => {
-            ipv4::set_ecn_in_place(&mut frame[l3..], Ecn::Ce).is_ok()
+            ipv4::set_ecn_in_place(&mut frame[l3..], ecn).is_ok()
         }
         Some((true, l3)) if ecn_capable(frame[l3 + 1] >> 4) => {
-            ipv6::set_ecn_in_place(&mut frame[l3..], Ecn::Ce).is_ok()
+            ipv6::set_ecn_in_place(&mut frame[l3..], ecn).is_ok()
         }
         _ => false,
     }

@@ -9,8 +9,8 @@ use crate::longhaul::{LonghaulModel, Notification, Packet, Registers, RegistersM
 use crate::ports::{InPort, OutPort};
 use cngw_packet::parsed::{classify, FrameClass, ParsedHeader};
 use cngw_regmap::{
-    control, feature, flow_command, flow_status, learn_control, offset, tod_control, Access,
-    REGISTERS,
+    control, feature, flow_command, flow_status, learn_control, offset, pe_control, tod_control,
+    Access, REGISTERS,
 };
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -76,6 +76,11 @@ pub struct GatewayModel {
     psn_steps: BTreeMap<u64, PsnClock>,
     /// The clock the next dc_rx frame passes the CE marker in (LH-02 EMR).
     marker_clock: Option<u64>,
+    /// PE-03: the telemetry depth steps (absolute clock, bytes), the
+    /// average at the microsecond ticks, the marking LFSR.
+    depth_steps: Vec<(u64, u32)>,
+    pe_average: crate::pre_ecn::AverageTicks,
+    pe_lfsr: crate::pre_ecn::Lfsr,
     /// Each flow's byte counts per observation window as the flow table
     /// keeps them (LH-06, LH-10).
     windows: BTreeMap<FlowKey, FlowWindow>,
@@ -211,6 +216,9 @@ impl GatewayModel {
             psn: PsnPairing::new(DEFAULT_PSN_TRACKERS, 0),
             psn_steps: BTreeMap::new(),
             marker_clock: None,
+            depth_steps: Vec::new(),
+            pe_average: Default::default(),
+            pe_lfsr: crate::pre_ecn::Lfsr(1),
             windows: BTreeMap::new(),
         }
     }
@@ -228,7 +236,11 @@ impl GatewayModel {
         match reg.access {
             Access::ReadOnly => false,
             Access::ReadWrite => {
+                let was_marking = self.pe_marking();
                 self.registers.insert(offset, value);
+                if !was_marking && self.pe_marking() {
+                    self.pe_lfsr = crate::pre_ecn::Lfsr::seeded(self.reg(offset::PE_LFSR_SEED));
+                }
                 true
             }
             Access::WritePulse => {
@@ -545,6 +557,8 @@ impl GatewayModel {
         self.lh = LonghaulModel::new(clock);
         self.lh_clock = clock;
         self.windows.clear();
+        self.depth_steps.clear();
+        self.pe_average = Default::default();
     }
 
     /// The host captured the uptime (`LH_TOD_CONTROL.capture`) and the
@@ -560,6 +574,7 @@ impl GatewayModel {
 
     /// The telemetry input reported `bytes` in absolute clock `clock`.
     pub fn set_queue_depth_at(&mut self, bytes: u32, clock: u64) {
+        self.depth_steps.push((clock, bytes));
         self.lh
             .queue_depth_changed(bytes, clock, &mut self.registers);
         self.lh_clock = self.lh_clock.max(clock);
@@ -585,6 +600,7 @@ impl GatewayModel {
     /// The second level's view alone: the telemetry input reported `bytes`
     /// in absolute clock `clock`.
     pub fn controller_depth_changed(&mut self, bytes: u32, clock: u64) {
+        self.depth_steps.push((clock, bytes));
         self.lh
             .queue_depth_changed(bytes, clock, &mut self.registers);
         self.lh_clock = self.lh_clock.max(clock);
@@ -628,6 +644,35 @@ impl GatewayModel {
 
     fn reg(&self, offset: u32) -> u32 {
         self.registers[&offset]
+    }
+
+    /// PE-03: two-threshold marking on (`FEATURE_ENABLE.pre_ecn` and
+    /// `PE_CONTROL.wan_marking`).
+    pub fn pe_marking(&self) -> bool {
+        self.reg(offset::FEATURE_ENABLE) & feature::PRE_ECN != 0
+            && self.reg(offset::PE_CONTROL) & pe_control::WAN_MARKING != 0
+    }
+
+    /// PE-03: `(p_ect1, p_ce)` in effect in absolute clock `clock`, from the
+    /// telemetry depth (`set_queue_depth_at`; the internal virtual queue is
+    /// not followed here). Clocks must not decrease from call to call.
+    pub fn pe_probabilities(&mut self, clock: u64) -> (u32, u32) {
+        use crate::pre_ecn::{probability, tick_in_effect};
+        let reset = self.lh.reset_clock();
+        let cpu = self.reg(offset::CLOCKS_PER_US);
+        let Some(tick) = tick_in_effect(clock, reset, cpu) else {
+            return (0, 0);
+        };
+        let shift = self.reg(offset::PORT0_AVG_WEIGHT_SHIFT);
+        let avg = self
+            .pe_average
+            .after_tick(tick, &self.depth_steps, reset, cpu, shift);
+        let (t1, t2, tmax) = (
+            self.reg(offset::PE_T1_BYTES),
+            self.reg(offset::PE_T2_BYTES),
+            self.reg(offset::PE_TMAX_BYTES),
+        );
+        (probability(avg, t1, t2), probability(avg, t2, tmax))
     }
 
     /// LH-04: marking enabled and the WAN queue above K_min.
@@ -688,18 +733,36 @@ impl GatewayModel {
         // Frames are forwarded whatever they hold, malformed ones included
         // (they are only counted).
         let mut out = frame.clone();
-        let marked =
-            port == InPort::DcRx && self.above_k_min() && crate::ecn::ce_mark(&mut out.data);
+        let markable = port == InPort::DcRx && crate::ecn::markable(&frame.data);
+        // PE-03: a draw for every ECT(0)/ECT(1) frame while marking is on.
+        let mut pe = crate::pre_ecn::Mark::None;
+        if markable && self.pe_marking() {
+            let clock = self.marker_clock.unwrap_or(self.lh_clock);
+            let (p_ect1, p_ce) = self.pe_probabilities(clock);
+            pe = crate::pre_ecn::mark(self.pe_lfsr.draw(), p_ect1, p_ce);
+            match pe {
+                crate::pre_ecn::Mark::Ce => self.count(offset::PE_CE_MARKED),
+                crate::pre_ecn::Mark::Ect1 => self.count(offset::PE_ECT1_MARKED),
+                crate::pre_ecn::Mark::None => {}
+            }
+        }
+        // LH-04 CE (counted alone), PE-03 CE, else PE-03 ECT(1).
+        let marked = markable && self.above_k_min();
         if marked {
             self.count(offset::LH_CE_MARKED_FRAMES);
+        }
+        let ce = marked || pe == crate::pre_ecn::Mark::Ce;
+        if ce {
+            crate::ecn::set_ecn(&mut out.data, cngw_packet::Ecn::Ce);
+        } else if pe == crate::pre_ecn::Mark::Ect1 {
+            crate::ecn::set_ecn(&mut out.data, cngw_packet::Ecn::Ect1);
         }
         if port == InPort::DcRx {
             if let (Some(clock), Some(ecn)) = (
                 self.marker_clock.take(),
                 crate::ecn::marker_ecn(&frame.data),
             ) {
-                self.lh
-                    .ecn_frame(clock, marked || ecn == cngw_packet::Ecn::Ce);
+                self.lh.ecn_frame(clock, ce || ecn == cngw_packet::Ecn::Ce);
             }
         }
         if port == InPort::DcRx && parsed.class == FrameClass::Roce {

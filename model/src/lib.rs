@@ -10,6 +10,7 @@ pub mod learning;
 pub mod longhaul;
 pub mod meter;
 pub mod ports;
+pub mod pre_ecn;
 
 pub use gateway::{Frame, GatewayModel, ModelOutput};
 pub use learning::{Binding, Learner, LearnerConfig, LearnerCounters, Method};

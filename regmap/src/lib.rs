@@ -107,7 +107,7 @@ pub mod capability {
 }
 
 /// `FEATURE_ENABLE` bits implemented by this version of the hardware.
-pub const IMPLEMENTED_FEATURES: u32 = feature::LH_ECN_MARK | feature::LH_CNP;
+pub const IMPLEMENTED_FEATURES: u32 = feature::LH_ECN_MARK | feature::LH_CNP | feature::PRE_ECN;
 
 /// Bits of the `CONTROL` register (write-1-to-pulse).
 pub mod control {
@@ -190,6 +190,15 @@ pub mod learn_control {
     pub const PSN_ENABLE: u32 = 1 << 1;
 }
 
+/// Bits of `PE_CONTROL`: the roles of precise ECN in the WAN
+/// (draft-hu-rtgwg-pre-ecn-wan), each off after reset and active only with
+/// `FEATURE_ENABLE.pre_ecn`.
+pub mod pe_control {
+    /// PE-03: congested WAN node: two-threshold marking toward the WAN
+    /// (ECT(1) above T1, CE above T2) on the average queue.
+    pub const WAN_MARKING: u32 = 1 << 0;
+}
+
 /// Bits of `FLOW_COMMAND`.
 pub mod flow_command {
     pub const LOOKUP: u32 = 1 << 0;
@@ -231,6 +240,8 @@ pub const NOT_CLEARED: &[u32] = &[
     offset::LH_PORT_WINDOW_BYTES,
     offset::LH_TOD_UPTIME_SECONDS,
     offset::LH_TOD_UPTIME_FRACTION,
+    offset::PE_P_ECT1,
+    offset::PE_P_CE,
 ];
 
 const FEATURE_FIELDS: &[Field] = &[
@@ -445,6 +456,13 @@ const LEARN_CONTROL_FIELDS: &[Field] = &[
             "LH-01: learn source QPs by pairing dc_rx request PSNs with wan_rx acknowledgement PSNs",
     },
 ];
+
+const PE_CONTROL_FIELDS: &[Field] = &[Field {
+    name: "wan_marking",
+    lsb: 0,
+    width: 1,
+    doc: "PE-03: two-threshold marking toward the WAN on the average queue (ECT(1) above PE_T1, CE above PE_T2)",
+}];
 
 const FLOW_COMMAND_FIELDS: &[Field] = &[
     Field {
@@ -869,6 +887,24 @@ register_map! {
     LEARN_PSN_EVICTIONS @ 0x620 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// PSN bindings not written to the flow table because the PSN learning queue (4 bindings) was full (LH-01).
     LEARN_PSN_QUEUE_DROPS @ 0x624 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Precise ECN roles (PE-01..PE-06), with FEATURE_ENABLE.pre_ecn.
+    PE_CONTROL @ 0x628 : ReadWrite = 0, volatile = false, fields = PE_CONTROL_FIELDS;
+    /// PE-03 T1: average queue in bytes above which ECT(0)/ECT(1) frames are remarked ECT(1), with a probability rising linearly to 1 at T2.
+    PE_T1_BYTES @ 0x62C : ReadWrite = 0xFFFF_FFFF, volatile = false, fields = WHOLE;
+    /// PE-03 T2: average queue in bytes above which frames are marked CE, with a probability rising linearly to 1 at PE_TMAX_BYTES.
+    PE_T2_BYTES @ 0x630 : ReadWrite = 0xFFFF_FFFF, volatile = false, fields = WHOLE;
+    /// PE-03: average queue in bytes from which every ECN-capable frame is marked CE.
+    PE_TMAX_BYTES @ 0x634 : ReadWrite = 0xFFFF_FFFF, volatile = false, fields = WHOLE;
+    /// PE-03: seed of the 16-bit marking LFSR, loaded when marking is switched on (0 acts as 1).
+    PE_LFSR_SEED @ 0x638 : ReadWrite = 0xACE1, volatile = false, fields = WHOLE;
+    /// PE-03: ECN-capable frames the draw remarked ECT(1) (not CE).
+    PE_ECT1_MARKED @ 0x63C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-03: ECN-capable frames the draw marked CE.
+    PE_CE_MARKED @ 0x640 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-03: probability of an ECT(1) remark, in 1/65536 (65536 = always; gauge).
+    PE_P_ECT1 @ 0x644 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-03: probability of a CE mark, in 1/65536 (65536 = always; gauge).
+    PE_P_CE @ 0x648 : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

@@ -212,6 +212,8 @@ pub const MOVING_GAUGES: &[u32] = &[
     offset::PORT0_QUEUE_AVG_BYTES,
     offset::PORT0_EMR_Q16,
     offset::LH_PORT_WINDOW_BYTES,
+    offset::PE_P_ECT1,
+    offset::PE_P_CE,
 ];
 
 /// Reads every counter through the CSR port and compares it with the model

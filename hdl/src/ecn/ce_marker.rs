@@ -20,7 +20,15 @@
 //! - IPv6: version 6, all 40 header bytes present, ECT(0) or ECT(1): ECN
 //!   becomes CE.
 //!
-//! Not-ECT and CE packets and everything else pass untouched. The ICRC masks
+//! Not-ECT and CE packets and everything else pass untouched.
+//!
+//! Two-threshold marking (PE-03, draft-hu-rtgwg-pre-ecn-wan): for every such
+//! frame with ECT(0) or ECT(1) the marker pulses `draw` (the random source
+//! moves on) and applies the draw's outcome: `pe_ce` marks CE, else
+//! `pe_ect1` remarks to ECT(1) (counted by `pe_ce_marked` /
+//! `pe_ect1_marked`, whether or not the codepoint changed). CE from
+//! `congested` or `pe_ce` wins over ECT(1). The IPv4 checksum update covers
+//! every new codepoint. The ICRC masks
 //! the ECN bits, so RoCEv2 ICRCs stay valid. Only the first beat is looked at
 //! (every field involved lies in the first 58 bytes), so the block adds no
 //! latency and never stalls: one beat per clock, combinational data path.
@@ -44,6 +52,20 @@ pub struct CeMarker {
     pub ect_frame: Signal<Out, Bit>,
     /// With `ect_frame`: the frame leaves CE (arrived CE or marked now).
     pub ce_frame: Signal<Out, Bit>,
+    /// PE-03: the draw of this clock says CE, else ECT(1).
+    pub pe_ce: Signal<In, Bit>,
+    pub pe_ect1: Signal<In, Bit>,
+    /// PE-03: an ECT(0)/ECT(1) frame's first beat passed: a draw was used.
+    pub draw: Signal<Out, Bit>,
+    /// PE-03: with `draw`, the draw marked CE / remarked ECT(1).
+    pub pe_ce_marked: Signal<Out, Bit>,
+    pub pe_ect1_marked: Signal<Out, Bit>,
+    ect4: Signal<Local, Bit>,
+    ect6: Signal<Local, Bit>,
+    ce4: Signal<Local, Bit>,
+    ce6: Signal<Local, Bit>,
+    new_ecn: Signal<Local, Bits<2>>,
+    new_word: Signal<Local, Bits<18>>,
     capable4: Signal<Local, Bit>,
     capable6: Signal<Local, Bit>,
     first_beat: DFFWithInit<Bit>,
@@ -82,6 +104,17 @@ impl Default for CeMarker {
             marked: Default::default(),
             ect_frame: Default::default(),
             ce_frame: Default::default(),
+            pe_ce: Default::default(),
+            pe_ect1: Default::default(),
+            draw: Default::default(),
+            pe_ce_marked: Default::default(),
+            pe_ect1_marked: Default::default(),
+            ect4: Default::default(),
+            ect6: Default::default(),
+            ce4: Default::default(),
+            ce6: Default::default(),
+            new_ecn: Default::default(),
+            new_word: Default::default(),
             capable4: Default::default(),
             capable6: Default::default(),
             first_beat: DFFWithInit::new(true),
@@ -152,17 +185,28 @@ impl Logic for CeMarker {
             & self.ipv6_present.val()
             & (self.l3_head.val().get_bits::<4>(4) == 6)
             & self.ecn6.val().any();
-        self.mark4.next = self.congested.val() & self.capable4.val() & (self.ecn4.val() != 3);
-        self.mark6.next = self.congested.val() & self.capable6.val() & (self.ecn6.val() != 3);
+        // ECT(0) or ECT(1): what marking can change.
+        self.ect4.next = self.capable4.val() & (self.ecn4.val() != 3);
+        self.ect6.next = self.capable6.val() & (self.ecn6.val() != 3);
+        self.ce4.next = self.ect4.val() & (self.congested.val() | self.pe_ce.val());
+        self.ce6.next = self.ect6.val() & (self.congested.val() | self.pe_ce.val());
+        self.mark4.next = self.ce4.val() | (self.ect4.val() & self.pe_ect1.val());
+        self.mark6.next = self.ce6.val() | (self.ect6.val() & self.pe_ect1.val());
+        self.new_ecn.next = 1.into();
+        if self.ce4.val() | self.ce6.val() {
+            self.new_ecn.next = 3.into();
+        }
 
         // RFC 1624: HC' = ~(~HC + ~m + m'), m the word holding version/IHL/TOS.
         self.old_word.next = (bit_cast::<18, 8>(self.l3_head.val().get_bits::<8>(0)) << 8)
             | bit_cast::<18, 8>(self.l3_head.val().get_bits::<8>(8));
         self.old_checksum.next = (bit_cast::<18, 8>(self.l3_checksum.val().get_bits::<8>(0)) << 8)
             | bit_cast::<18, 8>(self.l3_checksum.val().get_bits::<8>(8));
+        self.new_word.next =
+            (self.old_word.val() & 0x3fffc) | bit_cast::<18, 2>(self.new_ecn.val());
         self.sum.next = (self.old_checksum.val() ^ 0xffff)
             + (self.old_word.val() ^ 0xffff)
-            + (self.old_word.val() | 3);
+            + self.new_word.val();
         self.fold.next = (self.sum.val() & 0xffff) + (self.sum.val() >> 16);
         self.fold.next = (self.fold.val() & 0xffff) + (self.fold.val() >> 16);
         self.new_checksum.next = bit_cast::<16, 18>(self.fold.val() ^ 0xffff);
@@ -179,7 +223,7 @@ impl Logic for CeMarker {
                     .data
                     .val()
                     .replace_bit(152, true)
-                    .replace_bit(153, true)
+                    .replace_bit(153, self.new_ecn.val().get_bit(1))
                     & !(self.checksum_mask.val() << 224))
                     | (self.checksum_lanes.val() << 224);
             } else {
@@ -187,7 +231,7 @@ impl Logic for CeMarker {
                     .data
                     .val()
                     .replace_bit(120, true)
-                    .replace_bit(121, true)
+                    .replace_bit(121, self.new_ecn.val().get_bit(1))
                     & !(self.checksum_mask.val() << 192))
                     | (self.checksum_lanes.val() << 192);
             }
@@ -198,13 +242,13 @@ impl Logic for CeMarker {
                     .data
                     .val()
                     .replace_bit(156, true)
-                    .replace_bit(157, true);
+                    .replace_bit(157, self.new_ecn.val().get_bit(1));
             } else {
                 self.data.next = self
                     .data
                     .val()
                     .replace_bit(124, true)
-                    .replace_bit(125, true);
+                    .replace_bit(125, self.new_ecn.val().get_bit(1));
             }
         }
 
@@ -214,11 +258,17 @@ impl Logic for CeMarker {
         self.m.tuser.next = self.s.tuser.val();
         self.m.tvalid.next = self.s.tvalid.val();
         self.s.tready.next = self.m.tready.val();
-        self.marked.next = self.transfer.val() & (self.mark4.val() | self.mark6.val());
+        self.marked.next =
+            self.transfer.val() & (self.ect4.val() | self.ect6.val()) & self.congested.val();
         self.ect_frame.next = self.transfer.val() & (self.capable4.val() | self.capable6.val());
         self.ce_frame.next = self.transfer.val()
-            & ((self.capable4.val() & ((self.ecn4.val() == 3) | self.congested.val()))
-                | (self.capable6.val() & ((self.ecn6.val() == 3) | self.congested.val())));
+            & ((self.capable4.val() & (self.ecn4.val() == 3))
+                | (self.capable6.val() & (self.ecn6.val() == 3))
+                | self.ce4.val()
+                | self.ce6.val());
+        self.draw.next = self.transfer.val() & (self.ect4.val() | self.ect6.val());
+        self.pe_ce_marked.next = self.draw.val() & self.pe_ce.val();
+        self.pe_ect1_marked.next = self.draw.val() & !self.pe_ce.val() & self.pe_ect1.val();
     }
 }
 
