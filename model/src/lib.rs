@@ -11,6 +11,7 @@ pub mod longhaul;
 pub mod meter;
 pub mod ports;
 pub mod pre_ecn;
+pub mod tunnel_ecn;
 
 pub use gateway::{Frame, GatewayModel, ModelOutput};
 pub use learning::{Binding, Learner, LearnerConfig, LearnerCounters, Method};
