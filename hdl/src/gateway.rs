@@ -1080,6 +1080,7 @@ impl Logic for Gateway {
         self.builder.job_icmp_type.next = self.csr.values[79].val().get_bits::<8>(0);
         // LH-12/LH-13 extension objects (LH_EXT_*), identifiers in lane order.
         self.builder.job_timestamp.next = self.lh.job_timestamp.val();
+        self.builder.job_flow_label.next = 0.into();
         for i in 0..6 {
             self.ext_lanes[i].next = (self.csr.values[137 + i].val() >> 24)
                 | ((self.csr.values[137 + i].val() >> 8) & 0xFF00)

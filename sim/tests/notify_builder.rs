@@ -12,6 +12,7 @@
 
 use cngw_packet::cnp::Cnp;
 use cngw_packet::envelope::Envelope;
+use cngw_packet::fast_cnp::FastCnp;
 use cngw_packet::icmp_extension::{ExtensionStructure, LonghaulObject};
 use cngw_packet::longhaul::{Action, LonghaulBody, LonghaulCnp};
 use cngw_packet::longhaul_icmpv6::LonghaulIcmpv6;
@@ -28,6 +29,7 @@ enum Kind {
     StandardCnp = 0,
     LonghaulRocev2 = 1,
     LonghaulIcmpv6 = 2,
+    FastCnp = 3,
 }
 
 #[derive(Clone, Debug)]
@@ -43,6 +45,9 @@ struct Job {
     body: LonghaulBody,
     icmp_type: u8,
     timestamp: u64,
+    /// Kind 3: flow label, congestion level, UDP port, and whether the
+    /// label is copied into the IPv6 header.
+    fcn: (u32, u8, u16, bool),
 }
 
 /// The builder's extension configuration (`ext_*` inputs).
@@ -158,15 +163,22 @@ impl Job {
         } else {
             Kind::StandardCnp
         };
+        let (src_mac, dst_mac, dscp, pkey, dqp) = (
+            rng.gen(),
+            rng.gen(),
+            rng.gen_range(0..64),
+            rng.gen(),
+            rng.gen_range(0..1 << 24),
+        );
         Job {
             kind,
             src,
             dst,
-            src_mac: rng.gen(),
-            dst_mac: rng.gen(),
-            dscp: rng.gen_range(0..64),
-            pkey: rng.gen(),
-            dqp: rng.gen_range(0..1 << 24),
+            src_mac,
+            dst_mac,
+            dscp,
+            pkey,
+            dqp,
             body: LonghaulBody {
                 congestion_level: rng.gen(),
                 action,
@@ -177,6 +189,13 @@ impl Job {
             },
             icmp_type: rng.gen(),
             timestamp: rng.gen(),
+            // From the other fields: the other kinds' random stream stays.
+            fcn: (
+                dqp & 0xF_FFFF,
+                (pkey & 7) as u8,
+                pkey ^ 0x5A5A,
+                dscp % 4 != 0,
+            ),
         }
     }
 
@@ -205,6 +224,25 @@ impl Job {
         .with_macs(self.src_mac, self.dst_mac)
         .with_dscp(self.dscp);
         match self.kind {
+            Kind::FastCnp => {
+                let (IpAddr::V6(s), IpAddr::V6(d)) = (self.src, self.dst) else {
+                    unreachable!("Fast CNP jobs are IPv6")
+                };
+                let (label, level, port, copy) = self.fcn;
+                let env = Envelope::ipv6(s, d)
+                    .with_macs(self.src_mac, self.dst_mac)
+                    .with_dscp(self.dscp);
+                let mut f = FastCnp::new(label, level)
+                    .to_frame(&env, port, port)
+                    .to_bytes();
+                if !copy {
+                    // The label only in the payload: IPv6 bytes 1..3.
+                    f[15] &= 0xF0;
+                    f[16] = 0;
+                    f[17] = 0;
+                }
+                f
+            }
             Kind::LonghaulRocev2 => {
                 let mut lh = LonghaulRocev2::new(self.dqp, cnp);
                 lh.pkey = self.pkey;
@@ -262,7 +300,14 @@ fn present(unit: &mut Unit, job: &Job) {
     unit.set_u64("job_dqp", job.dqp as u64).unwrap();
     let mut body = Vec::new();
     job.body.write(&mut body);
+    if job.kind == Kind::FastCnp {
+        // The caller's UDP datagram, checksum included.
+        body = job.expected()[54..66].to_vec();
+    }
     unit.set_bytes("job_body", &body).unwrap();
+    let (label, _, _, copy) = job.fcn;
+    unit.set_u64("job_flow_label", if copy { label as u64 } else { 0 })
+        .unwrap();
     unit.set_u64("job_icmp_type", job.icmp_type as u64).unwrap();
     unit.set_u64("job_timestamp", job.timestamp).unwrap();
 }
@@ -735,6 +780,49 @@ fn lh_12_lh_13_notify_builder_latency_and_rate_with_extension() {
         }
         if e_len == 48 {
             assert!(r.frames.iter().any(|f| f.len() == 138), "three-beat frames");
+        }
+    }
+}
+
+/// FCN-03: Fast CNP jobs (kind 3: the caller's UDP datagram behind an IPv6
+/// header with the flow label, or 0 where it is not copied) among the
+/// other kinds, with gaps and backpressure: byte for byte the packet
+/// crate's `FastCnp` frames, scapy accepts their UDP checksums, and a Fast
+/// CNP's first beat leaves in the clock after its job is taken.
+#[test]
+fn fcn_03_notify_builder_fast_cnp_frames_equal_the_packet_crate() {
+    let mut rng = StdRng::seed_from_u64(33);
+    let jobs: Vec<Job> = (0..150)
+        .map(|_| {
+            let mut j = Job::random(&mut rng, true);
+            if rng.gen_bool(0.5) {
+                j.kind = Kind::FastCnp;
+                j.src = IpAddr::V6(Ipv6Addr::from(rng.gen::<u128>()));
+                j.dst = IpAddr::V6(Ipv6Addr::from(rng.gen::<u128>()));
+            }
+            j
+        })
+        .collect();
+    let r = run(&jobs, 0.3, 0.3, 5);
+    assert_frames_equal(&r.frames, &jobs);
+    let quiet = run(&jobs, 0.0, 0.0, 6);
+    for (job, latency) in jobs.iter().zip(&quiet.latency) {
+        if job.kind == Kind::FastCnp {
+            assert_eq!(*latency, 1, "{job:?}");
+        }
+    }
+    let fcn: Vec<Vec<u8>> = r
+        .frames
+        .iter()
+        .zip(&jobs)
+        .filter(|(_, j)| j.kind == Kind::FastCnp)
+        .map(|(f, _)| f.clone())
+        .collect();
+    assert!(fcn.len() > 50);
+    if let Some(dissected) = dissect(&fcn) {
+        for f in &dissected {
+            assert_checksums_ok(f);
+            assert_eq!(get(f, "udp_chksum_ok"), "True", "{f:?}");
         }
     }
 }

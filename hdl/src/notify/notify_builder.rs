@@ -27,7 +27,12 @@
 //!   bytes. Every part is a multiple of four bytes (objects are padded), so
 //!   the message needs no further padding, and every frame is above the
 //!   60-byte Ethernet minimum.
-//! - 3 is not a kind; the block builds kind 1.
+//! - 3 Fast CNP (FCN-03, draft-he-fcn-in-wan section 4.2; IPv6 only,
+//!   `job_ipv6` ignored): IPv6 next header 17, payload length 12, flow
+//!   label `job_flow_label`, and `job_body` as the whole 12-byte UDP
+//!   datagram (ports, length 12, checksum, payload) that the caller built:
+//!   66 bytes, never an extension structure, no checksum or ICRC here, so
+//!   its first beat leaves in the clock after the job is taken.
 //!
 //! E is the length of the extension structure (RFC 4884 section 7, the
 //! draft's "Optional Extension Objects"): 0 when no object is enabled (the
@@ -117,6 +122,8 @@ pub enum NotifyKind {
     LonghaulRocev2 = 1,
     /// IPv6 only; over IPv4 the block builds a [`NotifyKind::StandardCnp`].
     LonghaulIcmpv6 = 2,
+    /// IPv6 only: a UDP datagram the caller built (`job_body`).
+    FastCnp = 3,
 }
 
 /// Length (no FCS) of the frame the block builds for `kind` over IPv4 or
@@ -129,6 +136,7 @@ pub fn frame_len(kind: NotifyKind, ipv6: bool, ext_len: usize) -> usize {
         (NotifyKind::LonghaulRocev2, false) => 70 + ext_len,
         (NotifyKind::LonghaulRocev2, true) => 90 + ext_len,
         (NotifyKind::LonghaulIcmpv6, true) => 70 + ext_len,
+        (NotifyKind::FastCnp, _) => 66,
     }
 }
 
@@ -163,6 +171,17 @@ pub fn template(kind: NotifyKind, ipv6: bool) -> Vec<u8> {
         metric_type: 0,
         metric_value: 0,
     };
+    if kind == NotifyKind::FastCnp {
+        // The UDP datagram (ports, length, checksum, payload) is the job's.
+        let env =
+            Envelope::ipv6(Ipv6Addr::UNSPECIFIED, Ipv6Addr::UNSPECIFIED).with_macs([0; 6], [0; 6]);
+        let mut bytes = cngw_packet::fast_cnp::FastCnp::new(0, 0)
+            .to_frame(&env, 0, 0)
+            .to_bytes();
+        bytes[54..66].fill(0);
+        assert_eq!(bytes.len(), frame_len(kind, true, 0));
+        return bytes;
+    }
     let mut bytes = match (kind, ipv6) {
         (NotifyKind::StandardCnp, _) | (NotifyKind::LonghaulIcmpv6, false) => {
             let mut cnp = Cnp::new(0);
@@ -179,6 +198,7 @@ pub fn template(kind: NotifyKind, ipv6: bool) -> Vec<u8> {
             lh.icmp_type = 0;
             lh.to_frame(&env).expect("IPv6 envelope").to_bytes()
         }
+        (NotifyKind::FastCnp, _) => unreachable!("returned above"),
     };
     assert_eq!(bytes.len(), frame_len(kind, ipv6, 0));
     if kind == NotifyKind::LonghaulIcmpv6 && ipv6 {
@@ -238,6 +258,8 @@ pub struct NotifyBuilder {
     pub job_icmp_type: Signal<In, Bits<8>>,
     /// NTP time of the timestamp object (seconds 63..32, fraction 31..0).
     pub job_timestamp: Signal<In, Bits<64>>,
+    /// Kind 3: the IPv6 flow label.
+    pub job_flow_label: Signal<In, Bits<20>>,
     /// Extension objects: timestamp (bit 0), device id (1), path id (2).
     pub ext_enable: Signal<In, Bits<3>>,
     pub ext_class_num: Signal<In, Bits<8>>,
@@ -337,6 +359,8 @@ pub struct NotifyBuilder {
     icrc_shift: Signal<Local, Bits<9>>,
     standard_job: Signal<Local, Bit>,
     icmpv6_job: Signal<Local, Bit>,
+    fcn_job: Signal<Local, Bit>,
+    label_lanes: Signal<Local, Bits<24>>,
     pkey_lanes: Signal<Local, Bits<16>>,
     dqp_lanes: Signal<Local, Bits<24>>,
     tos_v4: Signal<Local, Bits<8>>,
@@ -356,6 +380,7 @@ impl Default for NotifyBuilder {
             (NotifyKind::LonghaulRocev2, false),
             (NotifyKind::LonghaulRocev2, true),
             (NotifyKind::LonghaulIcmpv6, true),
+            (NotifyKind::FastCnp, true),
         ]
         .iter()
         .map(|&(k, v6)| Constant::new(bytes_to_bits::<1536>(&template(k, v6))))
@@ -375,6 +400,7 @@ impl Default for NotifyBuilder {
             job_pkey: Default::default(),
             job_dqp: Default::default(),
             job_body: Default::default(),
+            job_flow_label: Default::default(),
             job_icmp_type: Default::default(),
             job_timestamp: Default::default(),
             ext_enable: Default::default(),
@@ -466,6 +492,8 @@ impl Default for NotifyBuilder {
             icrc_shift: Default::default(),
             standard_job: Default::default(),
             icmpv6_job: Default::default(),
+            fcn_job: Default::default(),
+            label_lanes: Default::default(),
             pkey_lanes: Default::default(),
             dqp_lanes: Default::default(),
             tos_v4: Default::default(),
@@ -733,6 +761,7 @@ impl Logic for NotifyBuilder {
         self.icmpv6_job.next = (self.job_kind.val() == 2) & self.job_ipv6.val();
         self.standard_job.next =
             (self.job_kind.val() == 0) | ((self.job_kind.val() == 2) & !self.job_ipv6.val());
+        self.fcn_job.next = self.job_kind.val() == 3;
 
         // The frame is composed into the held frame only while a job waits
         // in IDLE (taken or not: IDLE does not read the held frame), so
@@ -745,6 +774,7 @@ impl Logic for NotifyBuilder {
         self.tc_v6.next = 0.into();
         self.frame_v4.next = 0.into();
         self.frame_v6.next = 0.into();
+        self.label_lanes.next = 0.into();
         self.ts_lanes.next = 0.into();
         self.ext_frame.next = 0.into();
         self.flen.next = 0.into();
@@ -805,6 +835,18 @@ impl Logic for NotifyBuilder {
                         self.templates[0].val() | bit_cast::<1536, 512>(self.frame_v4.val());
                     self.flen.next = 74.into();
                 }
+            } else if self.fcn_job.val() {
+                // Flow label in bytes 15 (low nibble), 16, 17; the UDP
+                // datagram 54..65.
+                self.label_lanes.next =
+                    bit_cast::<24, 4>(self.job_flow_label.val().get_bits::<4>(16))
+                        | (bit_cast::<24, 8>(self.job_flow_label.val().get_bits::<8>(8)) << 8)
+                        | (bit_cast::<24, 8>(self.job_flow_label.val().get_bits::<8>(0)) << 16);
+                self.frame_q.d.next = self.templates[5].val()
+                    | bit_cast::<1536, 512>(self.frame_v6.val())
+                    | (bit_cast::<1536, 24>(self.label_lanes.val()) << 120)
+                    | (bit_cast::<1536, 96>(self.job_body.val()) << 432);
+                self.flen.next = 66.into();
             } else if self.icmpv6_job.val() {
                 // Payload length 19, type 54, body 58..69, extension 70.
                 self.frame_q.d.next = self.templates[4].val()
@@ -939,8 +981,15 @@ impl Logic for NotifyBuilder {
                     } else {
                         self.tail_sel.d.next = 0.into();
                     }
-                    // ICMPv6 has no IPv4 header checksum.
-                    if self.icmpv6_job.val() {
+                    // A Fast CNP is complete; ICMPv6 has no IPv4 header
+                    // checksum.
+                    if self.fcn_job.val() {
+                        self.ipv6.d.next = true;
+                        self.longhaul.d.next = false;
+                        self.ext_job.d.next = false;
+                        self.ext_fresh.d.next = false;
+                        self.state.d.next = BuildState::Send0;
+                    } else if self.icmpv6_job.val() {
                         self.state.d.next = BuildState::StreamBeat0;
                     } else {
                         self.state.d.next = BuildState::Checksum;
