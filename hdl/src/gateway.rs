@@ -23,6 +23,9 @@
 //! the flow-table look-up is in flight; its answer reaches the controller
 //! with the flow table's. The CSR reaches the
 //! flow table through `FLOW_COMMAND` on clocks without a data request.
+//! Fast CNPs (FCN-03, PE-04): the two-threshold draws the CE marker takes
+//! (`TwoThreshold`) also feed `FastCnpSource`, whose jobs reach the
+//! builder when the controller has none.
 //! Source-QP learning (LH-01, `LEARN_CONTROL.cm_enable`): a `CmSnoop` on
 //! each input recognises RDMA CM REQs and REPs; `CmLearner` pairs them and
 //! writes both directions' source QPs with `LearnSqp` on clocks without a
@@ -38,6 +41,7 @@
 
 use crate::csr::{AxiLiteSlave, CsrBlock};
 use crate::ecn::CeMarker;
+use crate::fcn::FastCnpSource;
 use crate::flow::GatewayFlowTable;
 use crate::learn::{CmEventSource, CmLearner, CmSnoop, PsnPairer};
 use crate::lh::{FormatTable, LhController, QueueKb, QueueMeter, TimeOfDay};
@@ -207,7 +211,15 @@ const _: () = {
     assert!(REGISTERS[151].offset == offset::LH_CNP_NOT_TOP);
     assert!(REGISTERS[152].offset == offset::LH_PORT_WINDOW_BYTES);
     assert!(REGISTERS[153].offset == offset::LH_CNP_DEFERRED);
-    assert!(REGISTERS.len() == 168);
+    assert!(REGISTERS[168].offset == offset::FCN_CONTROL);
+    assert!(REGISTERS[169].offset == offset::FCN_UDP_PORT);
+    assert!(REGISTERS[170].offset == offset::FCN_BUCKET_REFILL_CLOCKS);
+    assert!(REGISTERS[171].offset == offset::FCN_BUCKET_DEPTH);
+    assert!(REGISTERS[172].offset == offset::FCN_SENT);
+    assert!(REGISTERS[173].offset == offset::FCN_RATE_LIMITED);
+    assert!(REGISTERS[174].offset == offset::FCN_NO_LABEL);
+    assert!(REGISTERS[175].offset == offset::FCN_QUEUE_DROPS);
+    assert!(REGISTERS.len() == 176);
 };
 
 #[derive(LogicBlock)]
@@ -264,6 +276,12 @@ pub struct Gateway {
     pe_marking: Signal<Local, Bit>,
     pe_ect1_count: DFF<Bits<32>>,
     pe_ce_count: DFF<Bits<32>>,
+    /// FCN-03/PE-04: the congested WAN node's Fast CNPs, from the draws.
+    fcn: FastCnpSource,
+    fcn_wan: Signal<Local, Bit>,
+    fcn_light: Signal<Local, Bit>,
+    fcn_severe: Signal<Local, Bit>,
+    fcn_bucket_depth: Signal<Local, Bits<4>>,
     // Second level.
     flow_table: GatewayFlowTable,
     queue_kb: QueueKb,
@@ -381,6 +399,11 @@ impl Default for Gateway {
             pe_marking: Default::default(),
             pe_ect1_count: Default::default(),
             pe_ce_count: Default::default(),
+            fcn: Default::default(),
+            fcn_wan: Default::default(),
+            fcn_light: Default::default(),
+            fcn_severe: Default::default(),
+            fcn_bucket_depth: Default::default(),
             flow_table: Default::default(),
             queue_kb: Default::default(),
             meter: Default::default(),
@@ -463,6 +486,7 @@ impl Logic for Gateway {
             learner,
             psn_pairer,
             two_threshold,
+            fcn,
             csr,
             flow_table,
             queue_kb,
@@ -677,7 +701,10 @@ impl Logic for Gateway {
         self.two_threshold.t1.next = self.csr.values[160].val();
         self.two_threshold.t2.next = self.csr.values[161].val();
         self.two_threshold.tmax.next = self.csr.values[162].val();
-        self.two_threshold.enable.next = self.pe_marking.val();
+        // FCN-03: the congested WAN node's Fast CNPs use the same draws.
+        self.fcn_wan.next =
+            self.csr.values[4].val().get_bit(2) & self.csr.values[168].val().get_bit(0);
+        self.two_threshold.enable.next = self.pe_marking.val() | self.fcn_wan.val();
         self.two_threshold.seed.next = self.csr.values[163].val().get_bits::<16>(0);
         self.two_threshold.draw.next = self.ce_marker.draw.val();
         self.ce_marker.pe_ce.next = self.pe_marking.val()
@@ -686,6 +713,34 @@ impl Logic for Gateway {
         self.ce_marker.pe_ect1.next = self.pe_marking.val()
             & (bit_cast::<17, 16>(self.two_threshold.lfsr_value.val())
                 < self.two_threshold.p_ect1.val());
+        // FCN-03/PE-04: a draw that marks (CE: severe, else ECT(1): light)
+        // asks for a Fast CNP to the frame's outer source.
+        self.fcn_severe.next =
+            bit_cast::<17, 16>(self.two_threshold.lfsr_value.val()) < self.two_threshold.p_ce.val();
+        self.fcn_light.next = bit_cast::<17, 16>(self.two_threshold.lfsr_value.val())
+            < self.two_threshold.p_ect1.val();
+        self.fcn.reset.next = self.reset.val();
+        self.fcn.enable.next = self.fcn_wan.val();
+        self.fcn.ev_valid.next =
+            self.ce_marker.draw.val() & (self.fcn_light.val() | self.fcn_severe.val());
+        self.fcn.ev_severe.next = self.fcn_severe.val();
+        self.fcn.ev_p.next = self.two_threshold.p_ect1.val();
+        if self.fcn_severe.val() {
+            self.fcn.ev_p.next = self.two_threshold.p_ce.val();
+        }
+        self.fcn.ev_ipv6.next = self.ce_marker.draw_ipv6.val();
+        self.fcn.ev_label.next = self.ce_marker.v6_label.val();
+        self.fcn.ev_src_ip.next = self.ce_marker.v6_src.val();
+        self.fcn.ev_src_mac.next = self.ce_marker.src_mac.val();
+        self.fcn.udp_port.next = self.csr.values[169].val().get_bits::<16>(0);
+        self.fcn.copy_label.next = self.csr.values[168].val().get_bit(1);
+        self.fcn.refill_clocks.next = self.csr.values[170].val();
+        self.fcn_bucket_depth.next = self.csr.values[171].val().get_bits::<4>(0);
+        if self.csr.values[171].val() > 8 {
+            self.fcn_bucket_depth.next = 8.into();
+        }
+        self.fcn.bucket_depth.next = self.fcn_bucket_depth.val();
+        self.fcn.clear_counters.next = self.csr.values[5].val().get_bit(0);
         if self.ce_marker.pe_ect1_marked.val() {
             self.pe_ect1_count.d.next = self.pe_ect1_count.q.val() + 1;
         }
@@ -1061,9 +1116,11 @@ impl Logic for Gateway {
         self.lh.res_fmt_hit.next = self.formats.hit.val();
         self.lh.res_fmt.next = self.formats.format.val();
 
-        // Notification frames.
-        self.builder.job_valid.next = self.lh.job_valid.val();
+        // Notification frames: Long-haul CNP jobs first, then Fast CNPs.
+        self.builder.job_valid.next = self.lh.job_valid.val() | self.fcn.job_valid.val();
         self.lh.job_ready.next = self.builder.job_ready.val();
+        self.fcn.job_ready.next = self.builder.job_ready.val() & !self.lh.job_valid.val();
+        self.fcn.gw_ipv6.next = self.gw_ipv6.val();
         self.builder.job_kind.next = self.lh.job_kind.val();
         self.builder.job_ipv6.next = self.lh.job_ipv6.val();
         self.builder.job_dst_mac.next = self.lh.job_dst_mac.val();
@@ -1081,6 +1138,14 @@ impl Logic for Gateway {
         // LH-12/LH-13 extension objects (LH_EXT_*), identifiers in lane order.
         self.builder.job_timestamp.next = self.lh.job_timestamp.val();
         self.builder.job_flow_label.next = 0.into();
+        if !self.lh.job_valid.val() {
+            self.builder.job_kind.next = 3.into();
+            self.builder.job_dst_mac.next = self.fcn.job_dst_mac.val();
+            self.builder.job_dst_ip.next = self.fcn.job_dst_ip.val();
+            self.builder.job_src_ip.next = self.gw_ipv6.val();
+            self.builder.job_body.next = self.fcn.job_body.val();
+            self.builder.job_flow_label.next = self.fcn.job_flow_label.val();
+        }
         for i in 0..6 {
             self.ext_lanes[i].next = (self.csr.values[137 + i].val() >> 24)
                 | ((self.csr.values[137 + i].val() >> 8) & 0xFF00)
@@ -1184,6 +1249,10 @@ impl Logic for Gateway {
         self.csr.status[165].next = self.pe_ce_count.q.val();
         self.csr.status[166].next = bit_cast::<32, 17>(self.two_threshold.p_ect1.val());
         self.csr.status[167].next = bit_cast::<32, 17>(self.two_threshold.p_ce.val());
+        self.csr.status[172].next = self.fcn.sent.val();
+        self.csr.status[173].next = self.fcn.rate_limited.val();
+        self.csr.status[174].next = self.fcn.no_label.val();
+        self.csr.status[175].next = self.fcn.queue_drops.val();
         self.csr.status[147].next = self.tod.captured.val().get_bits::<32>(32);
         self.csr.status[148].next = self.tod.captured.val().get_bits::<32>(0);
     }

@@ -15,9 +15,20 @@
 //! | `flow/flow_table.rs` | `FlowTable`: exact-match 4-way hash + stash flow table with aging (LH-01) |
 //! | `learn/cm_snoop.rs` | `CmSnoop`: RDMA CM REQ/REP recognition and field extraction on a stream (LH-01) |
 //! | `learn/cm_learner.rs` | `CmLearner`: pending-REQ table, REQ/REP pairing, `LearnSqp` requests (LH-01) |
+//! | `learn/psn_pairer.rs` | `PsnPairer`: source QPs from request/acknowledgement PSN pairing (LH-01) |
+//! | `lh/controller.rs` | `LhController`: the Long-haul CNP second level (LH-05..LH-09) |
+//! | `lh/format_table.rs` | `FormatTable`: which notification format a sender accepts (LH-15) |
+//! | `lh/queue_kb.rs` | `QueueKb`: queue depth in kilobytes for the Long-haul body |
+//! | `lh/queue_meter.rs` | `QueueMeter`: virtual queue, average queue, ECN marking rate (LH-02) |
+//! | `lh/time_of_day.rs` | `TimeOfDay`: the timestamp object's clock (LH-12/LH-13) |
+//! | `notify/notify_builder.rs` | `NotifyBuilder`: CNP, Long-haul CNP and Fast CNP frames with checksums and ICRC |
+//! | `pe/two_threshold.rs` | `TwoThreshold`: two-threshold marking probabilities and LFSR (PE-03) |
+//! | `fcn/fast_cnp_source.rs` | `FastCnpSource`: the congested WAN node's Fast CNPs (FCN-03, PE-04, FCN-06) |
+//! | `stream/frame_mux.rs` | `FrameMux`: two streams into one, a whole frame at a time |
 //! | `gateway.rs` | `Gateway`: the top level |
 pub mod csr;
 pub mod ecn;
+pub mod fcn;
 pub mod flow;
 pub mod gateway;
 pub mod learn;

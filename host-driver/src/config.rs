@@ -71,6 +71,12 @@
 //! tmax = "100M"
 //! seed = 0xACE1                # marking LFSR seed, loaded when marking is switched on
 //!
+//! [fast_cnp]                   # FCN-03 congested WAN node (needs features = ["fast_cnp"])
+//! wan_node = true              # a Fast CNP to the outer source of each frame the [pre_ecn] draw marks
+//! copy_label = true            # also put the flow label in the Fast CNP's IPv6 header (a key left out is off)
+//! udp_port = 49791             # UDP destination (and source) port of Fast CNPs (draft TBD1)
+//! bucket = { refill_clocks = 3222, depth = 8 }   # FCN-06: one Fast CNP every N clocks (>= 1), bursts of 1..=8
+//!
 //! [adjust]                     # LH-11 loop of `cngw adjust` (`apply` only validates it); every key optional
 //! alpha_min = 0.25             # alpha stays in [alpha_min, alpha_max] (8.8 steps)
 //! alpha_max = 1.0
@@ -120,7 +126,7 @@ use crate::meter::{drain_q16, v_ecn_q16, MeterSettings, QueueSource, NEVER};
 use crate::thresholds::{compute_thresholds, q8_8_to_alpha, KMin, ThresholdInput, Thresholds};
 use crate::units::{parse_bytes, parse_duration, parse_rate};
 use cngw_packet::longhaul::Action;
-use cngw_regmap::{by_name, by_offset, learn_control, offset, pe_control};
+use cngw_regmap::{by_name, by_offset, fcn_control, learn_control, offset, pe_control};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -157,6 +163,9 @@ pub struct Config {
     /// Precise ECN in the WAN (PE-03: the congested WAN node's marking).
     #[serde(default)]
     pub pre_ecn: Option<PreEcnConfig>,
+    /// Fast CNP (FCN-03..FCN-06): the congested WAN node.
+    #[serde(default)]
+    pub fast_cnp: Option<FastCnpConfig>,
     /// Raw register values by register name.
     #[serde(default)]
     pub registers: BTreeMap<String, toml::Value>,
@@ -444,6 +453,61 @@ impl PreEcnConfig {
                 offset::PE_CONTROL,
                 if on { pe_control::WAN_MARKING } else { 0 },
             ));
+        }
+        writes
+    }
+}
+
+/// The `[fast_cnp]` table (FCN-03, FCN-06); every key optional.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FastCnpConfig {
+    /// The congested WAN node's Fast CNPs (`FCN_CONTROL.wan_node`).
+    pub wan_node: Option<bool>,
+    /// The label also in the Fast CNP's IPv6 header (`FCN_CONTROL.copy_label`).
+    pub copy_label: Option<bool>,
+    /// UDP port, 1..=65535.
+    pub udp_port: Option<toml::Value>,
+    /// The generation rate limit (FCN-06).
+    pub bucket: Option<BucketConfig>,
+}
+
+impl FastCnpConfig {
+    /// The register writes, or the issues found.
+    fn writes(&self, issues: &mut Issues) -> Vec<(u32, u32)> {
+        let mut writes = Vec::new();
+        if let Some(v) = &self.udp_port {
+            if let Some(port) = int_field(issues, "fast_cnp.udp_port".into(), v, 1, 0xFFFF) {
+                writes.push((offset::FCN_UDP_PORT, port as u32));
+            }
+        }
+        if let Some(bucket) = &self.bucket {
+            if let Some(v) = &bucket.refill_clocks {
+                if let Some(n) = int_field(
+                    issues,
+                    "fast_cnp.bucket.refill_clocks".into(),
+                    v,
+                    1,
+                    u32::MAX.into(),
+                ) {
+                    writes.push((offset::FCN_BUCKET_REFILL_CLOCKS, n as u32));
+                }
+            }
+            if let Some(v) = &bucket.depth {
+                if let Some(n) = int_field(issues, "fast_cnp.bucket.depth".into(), v, 1, 8) {
+                    writes.push((offset::FCN_BUCKET_DEPTH, n as u32));
+                }
+            }
+        }
+        if self.wan_node.is_some() || self.copy_label.is_some() {
+            let mut control = 0;
+            if self.wan_node == Some(true) {
+                control |= fcn_control::WAN_NODE;
+            }
+            if self.copy_label == Some(true) {
+                control |= fcn_control::COPY_LABEL;
+            }
+            writes.push((offset::FCN_CONTROL, control));
         }
         writes
     }
@@ -1129,6 +1193,10 @@ impl Config {
         if let Some(pre_ecn) = &self.pre_ecn {
             let writes = pre_ecn.writes(&mut issues);
             typed_writes(&mut issues, "pre_ecn", writes);
+        }
+        if let Some(fast_cnp) = &self.fast_cnp {
+            let writes = fast_cnp.writes(&mut issues);
+            typed_writes(&mut issues, "fast_cnp", writes);
         }
         let mut flows = Vec::new();
         if let Some(flows_config) = &self.flows {

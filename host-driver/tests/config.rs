@@ -30,13 +30,13 @@ fn device() -> Device<MemBus> {
 
 #[test]
 fn hw_04_config_enabling_an_absent_feature_writes_nothing() {
-    // This bitstream's own CAPABILITIES: lh_ecn_mark, lh_cnp and pre_ecn, not fast_cnp yet.
+    // This bitstream's own CAPABILITIES: lh_ecn_mark, lh_cnp, fast_cnp and pre_ecn, not proxy_cn yet.
     let mut dev = Device::open(MemBus::new()).unwrap();
     let config =
-        Config::parse(&EXAMPLE.replace("\"lh_ecn_mark\"", "\"lh_ecn_mark\", \"fast_cnp\""))
+        Config::parse(&EXAMPLE.replace("\"lh_ecn_mark\"", "\"lh_ecn_mark\", \"proxy_cn\""))
             .unwrap();
     let err = apply_config(&mut dev, &config).unwrap_err();
-    assert!(err.to_string().contains("fast_cnp"), "{err}");
+    assert!(err.to_string().contains("proxy_cn"), "{err}");
     assert!(
         dev.bus().write_log().is_empty(),
         "{:?}",
@@ -1196,6 +1196,76 @@ fn pe_03_config_rejects_bad_pre_ecn_values() {
         ("[pre_ecn]\nseed = -1", "pre_ecn.seed"),
         ("[pre_ecn]\nwan_marking = 1", "wan_marking"),
         ("[pre_ecn]\nfast = true", "fast"),
+    ] {
+        let err = rejected(text);
+        assert!(
+            err.to_string().contains(key),
+            "{text:?} should be rejected at {key}: {err}"
+        );
+    }
+}
+
+/// FCN-03/FCN-06: `[fast_cnp]` writes the role, the port and the bucket,
+/// before `FEATURE_ENABLE` switches it on.
+#[test]
+fn fcn_03_config_fast_cnp_plan() {
+    let config = Config::parse(
+        r#"
+features = ["fast_cnp", "pre_ecn"]
+[fast_cnp]
+wan_node = true
+copy_label = true
+udp_port = 50000
+bucket = { refill_clocks = 1000, depth = 4 }
+"#,
+    )
+    .unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    let bus = dev.bus();
+    let control = cngw_regmap::fcn_control::WAN_NODE | cngw_regmap::fcn_control::COPY_LABEL;
+    for (off, want) in [
+        (offset::FCN_CONTROL, control),
+        (offset::FCN_UDP_PORT, 50_000),
+        (offset::FCN_BUCKET_REFILL_CLOCKS, 1_000),
+        (offset::FCN_BUCKET_DEPTH, 4),
+        (offset::FEATURE_ENABLE, feature::FAST_CNP | feature::PRE_ECN),
+    ] {
+        assert_eq!(bus.peek(off), Some(want), "{off:#x}");
+    }
+    let last = bus.write_log().last().copied();
+    assert_eq!(last.map(|w| w.0), Some(offset::FEATURE_ENABLE));
+    // A role left out is off.
+    let config = Config::parse("[fast_cnp]\ncopy_label = true").unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    assert_eq!(
+        dev.bus().peek(offset::FCN_CONTROL),
+        Some(cngw_regmap::fcn_control::COPY_LABEL)
+    );
+}
+
+/// FCN-03/FCN-06: bad `[fast_cnp]` values are refused before any write.
+#[test]
+fn fcn_06_config_rejects_bad_fast_cnp_values() {
+    for (text, key) in [
+        ("[fast_cnp]\nudp_port = 0", "fast_cnp.udp_port"),
+        ("[fast_cnp]\nudp_port = 65536", "fast_cnp.udp_port"),
+        ("[fast_cnp]\nudp_port = \"http\"", "fast_cnp.udp_port"),
+        (
+            "[fast_cnp]\nbucket = { refill_clocks = 0 }",
+            "fast_cnp.bucket.refill_clocks",
+        ),
+        (
+            "[fast_cnp]\nbucket = { depth = 9 }",
+            "fast_cnp.bucket.depth",
+        ),
+        (
+            "[fast_cnp]\nbucket = { depth = 0 }",
+            "fast_cnp.bucket.depth",
+        ),
+        ("[fast_cnp]\nwan_node = 1", "wan_node"),
+        ("[fast_cnp]\nrate = 5", "rate"),
     ] {
         let err = rejected(text);
         assert!(

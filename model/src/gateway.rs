@@ -81,6 +81,8 @@ pub struct GatewayModel {
     depth_steps: Vec<(u64, u32)>,
     pe_average: crate::pre_ecn::AverageTicks,
     pe_lfsr: crate::pre_ecn::Lfsr,
+    /// FCN-03: the congested WAN node's Fast CNPs.
+    fcn: crate::fast_cnp::FastCnpModel,
     /// Each flow's byte counts per observation window as the flow table
     /// keeps them (LH-06, LH-10).
     windows: BTreeMap<FlowKey, FlowWindow>,
@@ -219,6 +221,7 @@ impl GatewayModel {
             depth_steps: Vec::new(),
             pe_average: Default::default(),
             pe_lfsr: crate::pre_ecn::Lfsr(1),
+            fcn: Default::default(),
             windows: BTreeMap::new(),
         }
     }
@@ -236,9 +239,9 @@ impl GatewayModel {
         match reg.access {
             Access::ReadOnly => false,
             Access::ReadWrite => {
-                let was_marking = self.pe_marking();
+                let was_drawing = self.pe_drawing();
                 self.registers.insert(offset, value);
-                if !was_marking && self.pe_marking() {
+                if !was_drawing && self.pe_drawing() {
                     self.pe_lfsr = crate::pre_ecn::Lfsr::seeded(self.reg(offset::PE_LFSR_SEED));
                 }
                 true
@@ -555,6 +558,7 @@ impl GatewayModel {
     /// was released (`cngw_sim::Gateway::reset_released_at`).
     pub fn set_reset_clock(&mut self, clock: u64) {
         self.lh = LonghaulModel::new(clock);
+        self.fcn = crate::fast_cnp::FastCnpModel::new(clock);
         self.lh_clock = clock;
         self.windows.clear();
         self.depth_steps.clear();
@@ -625,6 +629,12 @@ impl GatewayModel {
         self.lh.take_notifications()
     }
 
+    /// FCN-03: Fast CNPs the congested WAN node decided so far, oldest
+    /// first (taken).
+    pub fn take_fast_cnps(&mut self) -> Vec<Notification> {
+        self.fcn.take()
+    }
+
     /// LH-15: the format the registers say `sender` is notified in (the
     /// format table, else `LH_OPTIONS`).
     pub fn notify_format(&self, sender: std::net::IpAddr) -> crate::longhaul::NotifyFormat {
@@ -651,6 +661,13 @@ impl GatewayModel {
     pub fn pe_marking(&self) -> bool {
         self.reg(offset::FEATURE_ENABLE) & feature::PRE_ECN != 0
             && self.reg(offset::PE_CONTROL) & pe_control::WAN_MARKING != 0
+    }
+
+    /// PE-03 marking or the FCN-03 congested WAN node is on: ECN-capable
+    /// frames toward the WAN take draws (the LFSR is seeded when this
+    /// becomes true).
+    pub fn pe_drawing(&self) -> bool {
+        self.pe_marking() || crate::fast_cnp::wan_node(&self.registers)
     }
 
     /// PE-03: `(p_ect1, p_ce)` in effect in absolute clock `clock`, from the
@@ -734,12 +751,27 @@ impl GatewayModel {
         // (they are only counted).
         let mut out = frame.clone();
         let markable = port == InPort::DcRx && crate::ecn::markable(&frame.data);
-        // PE-03: a draw for every ECT(0)/ECT(1) frame while marking is on.
+        // PE-03: a draw for every ECT(0)/ECT(1) frame while marking (or the
+        // FCN-03 WAN node, which uses the same draws) is on.
         let mut pe = crate::pre_ecn::Mark::None;
-        if markable && self.pe_marking() {
+        if markable && self.pe_drawing() {
             let clock = self.marker_clock.unwrap_or(self.lh_clock);
             let (p_ect1, p_ce) = self.pe_probabilities(clock);
-            pe = crate::pre_ecn::mark(self.pe_lfsr.draw(), p_ect1, p_ce);
+            let drawn = crate::pre_ecn::mark(self.pe_lfsr.draw(), p_ect1, p_ce);
+            let p = match drawn {
+                crate::pre_ecn::Mark::Ce => p_ce,
+                _ => p_ect1,
+            };
+            self.fcn.marked(
+                &crate::fast_cnp::MarkedFrame::of(&frame.data),
+                drawn,
+                p,
+                clock,
+                &mut self.registers,
+            );
+            if self.pe_marking() {
+                pe = drawn;
+            }
             match pe {
                 crate::pre_ecn::Mark::Ce => self.count(offset::PE_CE_MARKED),
                 crate::pre_ecn::Mark::Ect1 => self.count(offset::PE_ECT1_MARKED),

@@ -4,7 +4,9 @@
 //! `cngw-testbench`). It works on whole frames, not beats: it says which
 //! frames leave which port, with which bytes, what the parsers report and
 //! what the counters read. Each feature issue extends it.
+pub mod bucket;
 pub mod ecn;
+pub mod fast_cnp;
 pub mod gateway;
 pub mod learning;
 pub mod longhaul;

@@ -22,6 +22,7 @@
 //! 2^-56 s after reset (the model takes the increment as unchanged since
 //! reset: it has no clock for register writes).
 
+use crate::bucket::TokenBucket;
 use crate::meter::EcnRate;
 use crate::Frame;
 use cngw_packet::cnp::Cnp;
@@ -166,9 +167,8 @@ pub trait Registers {
 pub struct LonghaulModel {
     reset_clock: u64,
     tracker: [Option<Tracked>; TRACKER_SLOTS],
-    tokens: Option<u32>,
-    /// While the bucket is not full: the clock its refill counter was 0.
-    refill_anchor: u64,
+    /// LH-08.
+    bucket: TokenBucket,
     /// Clock (since reset) up to which time has been simulated.
     now: u64,
     /// Queue depth the controller sees, and since which clock.
@@ -233,12 +233,29 @@ pub fn extension(r: &dyn Registers, timestamp: u64) -> Option<ExtensionStructure
     (!objects.is_empty()).then(|| ExtensionStructure::from_longhaul(class_num, &objects))
 }
 
+/// The gateway's MAC address (`GW_MAC_HI`/`_LO`): the source of its
+/// notifications.
+pub fn gw_mac(r: &dyn Registers) -> [u8; 6] {
+    let hi = r.reg(offset::GW_MAC_HI).to_be_bytes();
+    let lo = r.reg(offset::GW_MAC_LO).to_be_bytes();
+    [hi[2], hi[3], lo[0], lo[1], lo[2], lo[3]]
+}
+
+/// The gateway's IPv6 address (`GW_IPV6_0..3`, most significant word first).
+pub fn gw_ipv6(r: &dyn Registers) -> Ipv6Addr {
+    let mut a = [0u8; 16];
+    for i in 0..4 {
+        a[4 * i..4 * i + 4].copy_from_slice(&r.reg(offset::GW_IPV6_0 + 4 * i as u32).to_be_bytes());
+    }
+    Ipv6Addr::from(a)
+}
+
 fn now_us(k: u64, regs: &dyn Registers) -> u32 {
     (k / regs.reg(offset::CLOCKS_PER_US).max(1) as u64) as u32
 }
 
 fn depth(regs: &dyn Registers) -> u32 {
-    regs.reg(offset::LH_BUCKET_DEPTH).min(8) & 0xF
+    crate::bucket::depth_of(regs.reg(offset::LH_BUCKET_DEPTH))
 }
 
 impl LonghaulModel {
@@ -271,34 +288,19 @@ impl LonghaulModel {
 
     /// Tokens at clock `k` (refills since the last event added, capped).
     fn tokens_at(&mut self, k: u64, regs: &dyn Registers) -> u32 {
-        let d = depth(regs);
-        let r = regs.reg(offset::LH_BUCKET_REFILL_CLOCKS).max(1) as u64;
-        let mut t = self.tokens.unwrap_or(8).min(d);
-        if t < d && k > self.refill_anchor {
-            let n = (k - self.refill_anchor) / r;
-            t = (t as u64 + n).min(d as u64) as u32;
-            self.refill_anchor += n * r;
-        }
-        self.tokens = Some(t);
-        t
+        let refill = regs.reg(offset::LH_BUCKET_REFILL_CLOCKS);
+        self.bucket.tokens_at(k, depth(regs), refill)
     }
 
     /// Takes a token at clock `k` (after `tokens_at(k)` said there is one).
     fn take_token(&mut self, k: u64, regs: &dyn Registers) {
-        let t = self.tokens.unwrap();
-        if t >= depth(regs) {
-            self.refill_anchor = k + 1;
-        }
-        self.tokens = Some(t - 1);
+        self.bucket.take(k, depth(regs));
     }
 
     /// The first clock after `k` at which a refill is visible.
     fn next_refill(&self, k: u64, regs: &dyn Registers) -> u64 {
-        let r = regs.reg(offset::LH_BUCKET_REFILL_CLOCKS).max(1) as u64;
-        if k < self.refill_anchor {
-            return self.refill_anchor + r;
-        }
-        self.refill_anchor + ((k - self.refill_anchor) / r + 1) * r
+        self.bucket
+            .next_refill(k, regs.reg(offset::LH_BUCKET_REFILL_CLOCKS))
     }
 
     /// Simulates Resumes up to (not including) absolute clock `clock`.
@@ -572,29 +574,12 @@ impl LonghaulModel {
         let options = r.reg(offset::LH_OPTIONS);
         let hide = options & lh_option::HIDE_METRIC != 0;
         let sender = Ipv6Addr::from(key.sip);
-        let gw_mac_hi = r.reg(offset::GW_MAC_HI).to_be_bytes();
-        let gw_mac_lo = r.reg(offset::GW_MAC_LO).to_be_bytes();
-        let gw_mac = [
-            gw_mac_hi[2],
-            gw_mac_hi[3],
-            gw_mac_lo[0],
-            gw_mac_lo[1],
-            gw_mac_lo[2],
-            gw_mac_lo[3],
-        ];
         let env = match sender.to_ipv4_mapped() {
             Some(v4) => Envelope::ipv4(Ipv4Addr::from(r.reg(offset::GW_IPV4)), v4),
-            None => {
-                let mut a = [0u8; 16];
-                for i in 0..4 {
-                    a[4 * i..4 * i + 4]
-                        .copy_from_slice(&r.reg(offset::GW_IPV6_0 + 4 * i as u32).to_be_bytes());
-                }
-                Envelope::ipv6(Ipv6Addr::from(a), sender)
-            }
+            None => Envelope::ipv6(gw_ipv6(r), sender),
         };
         let env = env
-            .with_macs(gw_mac, mac)
+            .with_macs(gw_mac(r), mac)
             .with_dscp((r.reg(offset::NOTIFY_DSCP) & 0x3F) as u8);
         let qd_kb = (self.qd / 1000).min(0xFF_FFFF);
         let body = LonghaulBody {
@@ -634,7 +619,7 @@ impl LonghaulModel {
 
 /// A notification frame is counted on dc_tx (the RTL counts it when it
 /// leaves; the model when it is decided: equal once the gateway drained).
-fn count_sent(regs: &mut dyn RegistersMut) {
+pub fn count_sent(regs: &mut dyn RegistersMut) {
     regs.count(offset::NOTIFY_TX_FRAMES);
     regs.count(offset::DC_TX_FRAMES);
 }

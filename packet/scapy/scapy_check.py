@@ -11,6 +11,8 @@ space-separated `key=value` pairs:
   and letting scapy rebuild it gives the input frame again (a zero UDP
   checksum is reported as `udp_chksum_ok=zero`);
 - `bth_payload`: the bytes scapy puts after the BTH, without the ICRC;
+- `udp_payload`: the bytes after the UDP header of a frame without a BTH
+  or VXLAN header (a Fast CNP's label and level, for instance);
 - `ext_chksum_ok`: for Long-haul CNPs with an RFC 4884 extension structure
   after the 12-byte body, scapy's ICMPExtension_Header computes the same
   extension checksum.
@@ -87,6 +89,8 @@ def check(data):
     if IP in p:
         out["ip_chksum_ok"] = str(rebuilt_equal(data, IP, "chksum"))
     if UDP in p:
+        if BTH not in p and isinstance(p[UDP].payload, Raw):
+            out["udp_payload"] = raw(p[UDP].payload).hex()
         if p[UDP].chksum == 0:
             out["udp_chksum_ok"] = "zero"
         else:

@@ -107,7 +107,8 @@ pub mod capability {
 }
 
 /// `FEATURE_ENABLE` bits implemented by this version of the hardware.
-pub const IMPLEMENTED_FEATURES: u32 = feature::LH_ECN_MARK | feature::LH_CNP | feature::PRE_ECN;
+pub const IMPLEMENTED_FEATURES: u32 =
+    feature::LH_ECN_MARK | feature::LH_CNP | feature::FAST_CNP | feature::PRE_ECN;
 
 /// Bits of the `CONTROL` register (write-1-to-pulse).
 pub mod control {
@@ -197,6 +198,17 @@ pub mod pe_control {
     /// PE-03: congested WAN node: two-threshold marking toward the WAN
     /// (ECT(1) above T1, CE above T2) on the average queue.
     pub const WAN_MARKING: u32 = 1 << 0;
+}
+
+/// Bits of `FCN_CONTROL`: the roles of Fast CNP (draft-he-fcn-in-wan), each
+/// off after reset and active only with `FEATURE_ENABLE.fast_cnp`.
+pub mod fcn_control {
+    /// FCN-03/PE-04: congested WAN node: a Fast CNP to the outer source of
+    /// each ECN-capable IPv6 frame the two-threshold draw marks (light:
+    /// levels 1..3, severe: 4..7), within the `FCN_BUCKET_*` rate.
+    pub const WAN_NODE: u32 = 1 << 0;
+    /// FCN-03: also copy the flow label into the Fast CNP's own IPv6 header.
+    pub const COPY_LABEL: u32 = 1 << 1;
 }
 
 /// Bits of `FLOW_COMMAND`.
@@ -463,6 +475,21 @@ const PE_CONTROL_FIELDS: &[Field] = &[Field {
     width: 1,
     doc: "PE-03: two-threshold marking toward the WAN on the average queue (ECT(1) above PE_T1, CE above PE_T2)",
 }];
+
+const FCN_CONTROL_FIELDS: &[Field] = &[
+    Field {
+        name: "wan_node",
+        lsb: 0,
+        width: 1,
+        doc: "FCN-03/PE-04: congested WAN node: Fast CNPs to the outer source of frames the two-threshold draw marks",
+    },
+    Field {
+        name: "copy_label",
+        lsb: 1,
+        width: 1,
+        doc: "FCN-03: copy the flow label into the Fast CNP's IPv6 header too",
+    },
+];
 
 const FLOW_COMMAND_FIELDS: &[Field] = &[
     Field {
@@ -905,6 +932,22 @@ register_map! {
     PE_P_ECT1 @ 0x644 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// PE-03: probability of a CE mark, in 1/65536 (65536 = always; gauge).
     PE_P_CE @ 0x648 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Fast CNP roles (FCN-03..FCN-06), all off after reset.
+    FCN_CONTROL @ 0x64C : ReadWrite = 0, volatile = false, fields = FCN_CONTROL_FIELDS;
+    /// FCN-03: UDP destination (and source) port of Fast CNPs (the draft's TBD1; default 49791).
+    FCN_UDP_PORT @ 0x650 : ReadWrite = 49_791, volatile = false, fields = WHOLE;
+    /// FCN-06: Fast CNP token bucket: one token every this many clocks (>= 1).
+    FCN_BUCKET_REFILL_CLOCKS @ 0x654 : ReadWrite = 3_222, volatile = false, fields = WHOLE;
+    /// FCN-06: Fast CNP token bucket depth (burst), 1..8.
+    FCN_BUCKET_DEPTH @ 0x658 : ReadWrite = 8, volatile = false, fields = WHOLE;
+    /// FCN-03: Fast CNPs queued for sending by the congested WAN node.
+    FCN_SENT @ 0x65C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-06: Fast CNPs not sent for want of a token.
+    FCN_RATE_LIMITED @ 0x660 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-03: marked frames without an outer IPv6 flow label (IPv4, or label 0): no Fast CNP.
+    FCN_NO_LABEL @ 0x664 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-03: Fast CNPs dropped because their 8-entry queue to the frame builder was full.
+    FCN_QUEUE_DROPS @ 0x668 : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

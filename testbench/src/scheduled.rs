@@ -274,6 +274,7 @@ pub fn expect_scheduled(
         outputs: BTreeMap::new(),
         parsed: BTreeMap::new(),
         notifications: Vec::new(),
+        fast_cnps: Vec::new(),
     };
     // The model takes the frames in the order the parsers reported them
     // (header clock, dc_rx first within a clock: what source-QP learning
@@ -334,6 +335,11 @@ pub fn expect_scheduled(
     model.advance_to(run.end_cycle);
     exp.notifications = model
         .take_notifications()
+        .into_iter()
+        .map(|n| n.frame)
+        .collect();
+    exp.fast_cnps = model
+        .take_fast_cnps()
         .into_iter()
         .map(|n| n.frame)
         .collect();

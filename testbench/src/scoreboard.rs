@@ -43,6 +43,7 @@ pub enum Mismatch {
     /// dc_tx held only the first `rtl_found` of the model's notifications
     /// (in order).
     Notifications {
+        kind: &'static str,
         rtl_found: usize,
         model: usize,
     },
@@ -75,9 +76,9 @@ impl fmt::Display for Mismatch {
             Mismatch::Counter { name, rtl, model } => {
                 write!(f, "counter {name}: RTL {rtl:?}, model {model}")
             }
-            Mismatch::Notifications { rtl_found, model } => write!(
+            Mismatch::Notifications { kind, rtl_found, model } => write!(
                 f,
-                "dc_tx: the model decided {model} notifications; the RTL sent the first {rtl_found} of them in order, then a different or no frame"
+                "dc_tx: the model decided {model} {kind}; the RTL sent the first {rtl_found} of them in order, then a different or no frame"
             ),
         }
     }
@@ -104,6 +105,10 @@ pub struct Expected {
     /// RTL interleaves frame by frame: dc_tx must be a merge of
     /// `outputs[DcTx]` and these, each in its own order.
     pub notifications: Vec<Frame>,
+    /// Fast CNPs of the congested WAN node (FCN-03), in the order the model
+    /// decided them: a third sequence merged into dc_tx (the builder takes
+    /// Long-haul jobs first, so only each sequence's own order is fixed).
+    pub fast_cnps: Vec<Frame>,
 }
 
 /// Runs the inputs through the model.
@@ -112,6 +117,7 @@ pub fn expect(model: &mut GatewayModel, inputs: &[(InPort, Vec<Frame>)]) -> Expe
         outputs: BTreeMap::new(),
         parsed: BTreeMap::new(),
         notifications: Vec::new(),
+        fast_cnps: Vec::new(),
     };
     for (port, frames) in inputs {
         for f in frames {
@@ -136,8 +142,10 @@ pub fn compare(cap: &Capture, exp: &Expected) -> Result<(), Mismatch> {
         let model = exp.outputs.get(&port).unwrap_or(&empty_f);
         // dc_tx: take the notifications out where the model expects them.
         let mut data_only = Vec::new();
-        let rtl = if port == OutPort::DcTx && !exp.notifications.is_empty() {
+        let notes = !exp.notifications.is_empty() || !exp.fast_cnps.is_empty();
+        let rtl = if port == OutPort::DcTx && notes {
             let mut next_note = 0;
+            let mut next_fcn = 0;
             let mut next_data = 0;
             for r in rtl_all {
                 if model.get(next_data) == Some(r) {
@@ -145,14 +153,24 @@ pub fn compare(cap: &Capture, exp: &Expected) -> Result<(), Mismatch> {
                     data_only.push(r.clone());
                 } else if exp.notifications.get(next_note) == Some(r) {
                     next_note += 1;
+                } else if exp.fast_cnps.get(next_fcn) == Some(r) {
+                    next_fcn += 1;
                 } else {
                     data_only.push(r.clone());
                 }
             }
             if next_note != exp.notifications.len() {
                 return Err(Mismatch::Notifications {
+                    kind: "notifications",
                     rtl_found: next_note,
                     model: exp.notifications.len(),
+                });
+            }
+            if next_fcn != exp.fast_cnps.len() {
+                return Err(Mismatch::Notifications {
+                    kind: "Fast CNPs",
+                    rtl_found: next_fcn,
+                    model: exp.fast_cnps.len(),
                 });
             }
             &data_only

@@ -60,6 +60,12 @@ pub struct CeMarker {
     /// PE-03: with `draw`, the draw marked CE / remarked ECT(1).
     pub pe_ce_marked: Signal<Out, Bit>,
     pub pe_ect1_marked: Signal<Out, Bit>,
+    /// FCN-03: with `draw`, the frame is IPv6; its source address (lane
+    /// order), flow label and source MAC (lane order), from the first beat.
+    pub draw_ipv6: Signal<Out, Bit>,
+    pub v6_src: Signal<Out, Bits<128>>,
+    pub v6_label: Signal<Out, Bits<20>>,
+    pub src_mac: Signal<Out, Bits<48>>,
     ect4: Signal<Local, Bit>,
     ect6: Signal<Local, Bit>,
     ce4: Signal<Local, Bit>,
@@ -109,6 +115,10 @@ impl Default for CeMarker {
             draw: Default::default(),
             pe_ce_marked: Default::default(),
             pe_ect1_marked: Default::default(),
+            draw_ipv6: Default::default(),
+            v6_src: Default::default(),
+            v6_label: Default::default(),
+            src_mac: Default::default(),
             ect4: Default::default(),
             ect6: Default::default(),
             ce4: Default::default(),
@@ -164,6 +174,10 @@ impl Logic for CeMarker {
             self.l3_checksum.next = self.s.tdata.val().get_bits::<16>(224);
             self.ipv4_present.next = self.s.tkeep.val().get_bit(37);
             self.ipv6_present.next = self.s.tkeep.val().get_bit(57);
+            self.v6_src.next = self.s.tdata.val().get_bits::<128>(208);
+            self.v6_label.next = (bit_cast::<20, 4>(self.s.tdata.val().get_bits::<4>(152)) << 16)
+                | (bit_cast::<20, 8>(self.s.tdata.val().get_bits::<8>(160)) << 8)
+                | bit_cast::<20, 8>(self.s.tdata.val().get_bits::<8>(168));
         } else {
             self.ethertype.next = (bit_cast::<16, 8>(self.s.tdata.val().get_bits::<8>(96)) << 8)
                 | bit_cast::<16, 8>(self.s.tdata.val().get_bits::<8>(104));
@@ -171,6 +185,10 @@ impl Logic for CeMarker {
             self.l3_checksum.next = self.s.tdata.val().get_bits::<16>(192);
             self.ipv4_present.next = self.s.tkeep.val().get_bit(33);
             self.ipv6_present.next = self.s.tkeep.val().get_bit(53);
+            self.v6_src.next = self.s.tdata.val().get_bits::<128>(176);
+            self.v6_label.next = (bit_cast::<20, 4>(self.s.tdata.val().get_bits::<4>(120)) << 16)
+                | (bit_cast::<20, 8>(self.s.tdata.val().get_bits::<8>(128)) << 8)
+                | bit_cast::<20, 8>(self.s.tdata.val().get_bits::<8>(136));
         }
         self.ecn4.next = self.l3_head.val().get_bits::<2>(8);
         self.ecn6.next = self.l3_head.val().get_bits::<2>(12);
@@ -252,6 +270,8 @@ impl Logic for CeMarker {
             }
         }
 
+        self.src_mac.next = self.s.tdata.val().get_bits::<48>(48);
+
         self.m.tdata.next = self.data.val();
         self.m.tkeep.next = self.s.tkeep.val();
         self.m.tlast.next = self.s.tlast.val();
@@ -267,6 +287,7 @@ impl Logic for CeMarker {
                 | self.ce4.val()
                 | self.ce6.val());
         self.draw.next = self.transfer.val() & (self.ect4.val() | self.ect6.val());
+        self.draw_ipv6.next = self.transfer.val() & self.ect6.val();
         self.pe_ce_marked.next = self.draw.val() & self.pe_ce.val();
         self.pe_ect1_marked.next = self.draw.val() & !self.pe_ce.val() & self.pe_ect1.val();
     }

@@ -1,0 +1,4 @@
+//! Fast CNP with flow labels in the WAN (draft-he-fcn-in-wan): the
+//! congested WAN node's notification source.
+pub mod fast_cnp_source;
+pub use fast_cnp_source::{FastCnpSource, FCN_FIFO_DEPTH};
