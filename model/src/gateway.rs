@@ -60,8 +60,9 @@ type PsnClock = (Option<PsnAck>, Option<(FlowKey, u32)>);
 #[derive(Clone, Debug)]
 pub struct GatewayModel {
     registers: Regs,
-    /// The flow table (LH-01). The model has no capacity limit: tests stay
-    /// far below the 16,384 entries where the RTL's buckets could overflow.
+    /// The flow table (LH-01); `placement` says where each entry sits, so
+    /// a bucket and stash overflow fails an insert as in the RTL (aging is
+    /// not modelled).
     flows: BTreeMap<FlowKey, FlowValue>,
     /// The second level (LH-05..LH-09).
     lh: LonghaulModel,
@@ -83,6 +84,8 @@ pub struct GatewayModel {
     pe_lfsr: crate::pre_ecn::Lfsr,
     /// FCN-03: the congested WAN node's Fast CNPs.
     fcn: crate::fast_cnp::FastCnpModel,
+    /// Where each flow sits in the table (its FCN-01 label).
+    placement: crate::placement::Placement,
     /// Each flow's byte counts per observation window as the flow table
     /// keeps them (LH-06, LH-10).
     windows: BTreeMap<FlowKey, FlowWindow>,
@@ -222,6 +225,7 @@ impl GatewayModel {
             pe_average: Default::default(),
             pe_lfsr: crate::pre_ecn::Lfsr(1),
             fcn: Default::default(),
+            placement: Default::default(),
             windows: BTreeMap::new(),
         }
     }
@@ -304,7 +308,10 @@ impl GatewayModel {
         let mut status = flow_status::DONE;
         if command & flow_command::DELETE != 0 {
             self.flows.remove(&key);
+            self.placement.remove(&key);
             self.windows.remove(&key);
+        } else if command & flow_command::INSERT_STATIC != 0 && !self.place(key) {
+            status |= flow_status::FAILED;
         } else if command & flow_command::INSERT_STATIC != 0 {
             self.flows.insert(
                 key,
@@ -380,6 +387,9 @@ impl GatewayModel {
     /// QP, inserting the flow if absent; a static entry keeps its own, and
     /// a PSN binding (`fill`) leaves a flow that has one as it is.
     fn learn_sqp(&mut self, b: &Binding) {
+        if !self.place(b.key) {
+            return;
+        }
         let v = self.flows.entry(b.key).or_insert(FlowValue {
             sqp: None,
             pinned: false,
@@ -539,14 +549,45 @@ impl GatewayModel {
             .extend(bindings.into_iter().map(|b| (handled + 1, b)));
     }
 
+    /// Gives `key` its place in the table (it keeps one it has); `false`,
+    /// counted in `FLOW_INSERT_FAILURES`, when its bucket's ways and the
+    /// stash are full.
+    fn place(&mut self, key: FlowKey) -> bool {
+        if self.placement.insert(key).is_some() {
+            return true;
+        }
+        self.count(offset::FLOW_INSERT_FAILURES);
+        false
+    }
+
+    /// FCN-01: the flow label of `key`'s place (`None`: not in the table).
+    pub fn flow_label(&self, key: &FlowKey) -> Option<u32> {
+        self.placement.location(key).map(|l| l.label())
+    }
+
+    /// FCN-05: the flow a label names (`None`: no flow at that place).
+    pub fn flow_of_label(&self, label: u32) -> Option<FlowKey> {
+        crate::placement::Location::of_label(label).and_then(|l| self.placement.key_at(l))
+    }
+
+    /// The flows with their places in the table.
+    pub fn placement(&self) -> &crate::placement::Placement {
+        &self.placement
+    }
+
     /// LH-01: a RoCEv2 frame from dc_rx looks its flow up, inserting it
     /// without a source QP when new. Returns the entry.
     fn look_up_and_learn(&mut self, parsed: &ParsedHeader) -> FlowValue {
         let key = FlowKey::of_header(parsed);
-        let v = *self.flows.entry(key).or_insert(FlowValue {
+        let unplaced = FlowValue {
             sqp: None,
             pinned: false,
-        });
+        };
+        let v = if self.place(key) {
+            *self.flows.entry(key).or_insert(unplaced)
+        } else {
+            unplaced
+        };
         if v.sqp.is_none() {
             self.count(offset::FLOW_LOOKUPS_WITHOUT_SQP);
         }

@@ -11,6 +11,7 @@ pub mod gateway;
 pub mod learning;
 pub mod longhaul;
 pub mod meter;
+pub mod placement;
 pub mod ports;
 pub mod pre_ecn;
 pub mod tunnel_ecn;

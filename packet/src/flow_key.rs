@@ -70,6 +70,50 @@ impl FlowKey {
     }
 }
 
+/// Reflected CRC-32C polynomial (the flow table's hash).
+pub const CRC32C_POLY_REFLECTED: u32 = 0x82F6_3B78;
+
+/// CRC-32C (initial value and final xor 0xFFFFFFFF), one bit at a time.
+pub fn crc32c(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ CRC32C_POLY_REFLECTED
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+impl FlowKey {
+    /// The flow table's 32-bit hash of the key: CRC-32C of
+    /// [`FlowKey::to_bytes`] (the bucket is its low bits).
+    pub fn hash(&self) -> u32 {
+        crc32c(&self.to_bytes())
+    }
+
+    /// The key's bucket in a table of `2^bucket_bits` buckets.
+    pub fn bucket(&self, bucket_bits: usize) -> u32 {
+        (self.hash() as u64 & ((1u64 << bucket_bits) - 1)) as u32
+    }
+
+    /// The key's bucket in the gateway's table: the gateway hashes the
+    /// addresses as they arrive in lane order, each one's 16 bytes
+    /// reversed (`hdl/src/flow/flow_hash.rs`).
+    pub fn gateway_bucket(&self, bucket_bits: usize) -> u32 {
+        FlowKey {
+            sip: self.sip.swap_bytes(),
+            dip: self.dip.swap_bytes(),
+            dqp: self.dqp,
+        }
+        .bucket(bucket_bits)
+    }
+}
+
 fn fmt_addr(a: u128, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let v6 = Ipv6Addr::from(a);
     match v6.to_ipv4_mapped() {

@@ -32,33 +32,16 @@
 use super::flow_entry::{FlowKey, KEY_BITS};
 use rust_hdl::prelude::*;
 
-/// Reflected CRC-32C polynomial.
-pub const CRC32C_POLY_REFLECTED: u32 = 0x82F6_3B78;
-
-/// CRC-32C (initial value and final xor 0xFFFFFFFF), one bit at a time.
-pub fn crc32c(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= b as u32;
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ CRC32C_POLY_REFLECTED
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
-}
+pub use cngw_packet::flow_key::{crc32c, CRC32C_POLY_REFLECTED};
 
 /// The 32-bit hash of a flow key (the bucket is its low bits).
 pub fn flow_hash(key: &FlowKey) -> u32 {
-    crc32c(&key.to_bytes())
+    key.hash()
 }
 
 /// The bucket of `key` in a table of `2^bucket_bits` buckets.
 pub fn flow_bucket(key: &FlowKey, bucket_bits: usize) -> u32 {
-    (flow_hash(key) as u64 & ((1u64 << bucket_bits) - 1)) as u32
+    key.bucket(bucket_bits)
 }
 
 /// Row `j` (over the 280 key bits) and constant of hash bit `j`:

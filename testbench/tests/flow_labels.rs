@@ -1,0 +1,176 @@
+//! FCN-01: every flow's place in the RTL's flow table — and with it its
+//! flow label (`cngw_model::placement`) — is the one the model gives it:
+//! fourteen flows of one bucket fill its four ways and the eight stash
+//! slots and two fail to insert; random other flows take ways of their own
+//! buckets; after two CSR deletes the freed places go to the next new flows
+//! of that bucket, lowest first, and no other flow moves. Read back place by
+//! place through the driver (`FLOW_LOCATION` + `read_location`).
+
+use cngw_driver::flows::Location as DriverLocation;
+use cngw_driver::{Device, SimBus};
+use cngw_model::placement::{Location, BUCKET_BITS, MAX_LABEL};
+use cngw_model::{Frame, GatewayModel, InPort};
+use cngw_packet::flow_key::FlowKey;
+use cngw_packet::RoceFrameBuilder;
+use cngw_regmap::{flow_command, offset};
+use cngw_sim::Gateway;
+use cngw_testbench::scheduled::{check_scheduled, Schedule};
+use cngw_testbench::StreamOptions;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+fn frame(key: &FlowKey, psn: u32) -> Frame {
+    let v6 = |a: u128| Ipv6Addr::from(a);
+    let b = match (v6(key.sip).to_ipv4_mapped(), v6(key.dip).to_ipv4_mapped()) {
+        (Some(s), Some(d)) => RoceFrameBuilder::ipv4(s, d),
+        _ => RoceFrameBuilder::ipv6(v6(key.sip), v6(key.dip)),
+    };
+    Frame::new(b.dest_qp(key.dqp).psn(psn).payload_len(64).build())
+}
+
+/// `n` IPv4 keys of the bucket of the first.
+fn same_bucket(n: usize) -> Vec<FlowKey> {
+    let key = |q| FlowKey::ipv4([10, 9, 0, 1], [10, 9, 0, 2], q);
+    let b = key(1).gateway_bucket(BUCKET_BITS);
+    (1..)
+        .map(key)
+        .filter(|k| k.gateway_bucket(BUCKET_BITS) == b)
+        .take(n)
+        .collect()
+}
+
+fn run(gw: &mut Gateway, m: &mut GatewayModel, keys: &[FlowKey], seed: u64) {
+    let dc: Vec<(u64, Frame)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (0, frame(k, i as u32)))
+        .collect();
+    let schedule = Schedule {
+        inputs: vec![(InPort::DcRx, dc)],
+        depth_steps: Vec::new(),
+        end_cycle: None,
+    };
+    let opts = StreamOptions::random(0.2, 0.2, seed);
+    check_scheduled(gw, m, &schedule, opts).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The RTL holds every flow where the model placed it, and nothing at the
+/// places of `bucket` the model holds free.
+fn check_places(gw: &mut Gateway, m: &GatewayModel, bucket: u32) {
+    let mut dev = Device::open(SimBus::new(gw)).unwrap();
+    let mut table = dev.flow_table();
+    let driver = |l: Location| match l {
+        Location::Bucket { bucket, way } => DriverLocation::Bucket { bucket, way },
+        Location::Stash { slot } => DriverLocation::Stash { slot },
+    };
+    for (key, &place) in m.placement().iter() {
+        let found = table.read_location(driver(place)).unwrap().map(|(k, _)| k);
+        assert_eq!(found, Some(*key), "{place:?} (label {})", place.label());
+        assert_eq!(m.flow_of_label(place.label()), Some(*key));
+        assert!((1..=MAX_LABEL).contains(&place.label()));
+    }
+    let places = (0..4)
+        .map(|way| Location::Bucket { bucket, way })
+        .chain((0..8).map(|slot| Location::Stash { slot }));
+    for place in places {
+        if m.placement().key_at(place).is_none() {
+            assert_eq!(
+                table.read_location(driver(place)).unwrap(),
+                None,
+                "{place:?}"
+            );
+        }
+    }
+}
+
+fn delete(gw: &mut Gateway, m: &mut GatewayModel, key: &FlowKey) {
+    let mut dev = Device::open(SimBus::new(&mut *gw)).unwrap();
+    assert!(dev.flow_table().delete(key).unwrap());
+    let words = |a: u128| -> Vec<u32> {
+        a.to_be_bytes()
+            .chunks(4)
+            .map(|c| u32::from_be_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    for (i, w) in words(key.sip).into_iter().enumerate() {
+        m.write_register(offset::FLOW_SIP_0 + 4 * i as u32, w);
+    }
+    for (i, w) in words(key.dip).into_iter().enumerate() {
+        m.write_register(offset::FLOW_DIP_0 + 4 * i as u32, w);
+    }
+    m.write_register(offset::FLOW_DQP, key.dqp);
+    m.write_register(offset::FLOW_COMMAND, flow_command::DELETE);
+}
+
+#[test]
+fn fcn_01_flow_places_and_labels_match_the_model() {
+    let mut rng = StdRng::seed_from_u64(1);
+    let mut gw = Gateway::new();
+    let mut m = GatewayModel::new();
+    m.set_reset_clock(gw.reset_released_at());
+    let crowd = same_bucket(17);
+    let bucket = crowd[0].gateway_bucket(BUCKET_BITS);
+    let mut keys: Vec<FlowKey> = crowd[..14].to_vec();
+    for i in 0..40u32 {
+        keys.push(if i % 2 == 0 {
+            FlowKey::ipv4(
+                Ipv4Addr::from(rng.gen::<u32>()).octets(),
+                [10, 1, 0, 1],
+                rng.gen_range(0..0x100_0000),
+            )
+        } else {
+            FlowKey::ipv6(
+                Ipv6Addr::from(rng.gen::<u128>()),
+                Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 0, 1),
+                rng.gen_range(0..0x100_0000),
+            )
+        });
+    }
+    // The crowd in its own order (ways, then stash), the rest shuffled in.
+    let (mut first, rest) = (keys[..14].to_vec(), keys[14..].to_vec());
+    for k in rest {
+        let at = rng.gen_range(0..=first.len());
+        first.insert(at, k);
+    }
+    // Repeats: a flow keeps its place.
+    let mut again = first.clone();
+    again.shuffle(&mut rng);
+    first.extend(again);
+    run(&mut gw, &mut m, &first, 1);
+    assert_eq!(m.read_register(offset::FLOW_INSERT_FAILURES), Some(4));
+    let ways: Vec<u32> = crowd[..4]
+        .iter()
+        .map(|k| m.flow_label(k).unwrap())
+        .collect();
+    assert_eq!(
+        ways,
+        (0..4).map(|w| 1 + 4 * bucket + w).collect::<Vec<_>>(),
+        "the first four of the bucket take ways 0..3"
+    );
+    assert_eq!(m.flow_label(&crowd[12]), None, "bucket and stash full");
+    check_places(&mut gw, &m, bucket);
+
+    // Free way 1 and stash slot 3; the next two new flows of the bucket
+    // take them, lowest first; the third fails.
+    let (way1, slot3) = (crowd[1], crowd[7]);
+    assert_eq!(
+        m.placement().location(&slot3),
+        Some(Location::Stash { slot: 3 })
+    );
+    delete(&mut gw, &mut m, &way1);
+    delete(&mut gw, &mut m, &slot3);
+    run(&mut gw, &mut m, &crowd[14..17], 2);
+    assert_eq!(
+        m.placement().location(&crowd[14]),
+        Some(Location::Bucket { bucket, way: 1 })
+    );
+    assert_eq!(
+        m.placement().location(&crowd[15]),
+        Some(Location::Stash { slot: 3 })
+    );
+    assert_eq!(m.flow_label(&crowd[16]), None);
+    assert_eq!(m.read_register(offset::FLOW_INSERT_FAILURES), Some(5));
+    check_places(&mut gw, &m, bucket);
+}
