@@ -34,6 +34,10 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
         ),
         ("queue_kb", verilog_of(crate::lh::QueueKb::default())),
         (
+            "fcn_translator",
+            verilog_of(crate::fcn::FcnTranslator::default()),
+        ),
+        (
             "frame_filter",
             verilog_of(crate::stream::FrameFilter::default()),
         ),
