@@ -42,6 +42,10 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
             verilog_of(crate::stream::FrameFilter::default()),
         ),
         (
+            "token_bucket",
+            verilog_of(crate::notify::TokenBucket::default()),
+        ),
+        (
             "format_table",
             verilog_of(crate::lh::FormatTable::default()),
         ),

@@ -48,6 +48,7 @@
 //! like `NotifyBuilder`'s. Latency: a job is visible on `job_valid` two
 //! clocks after its `ev_valid`.
 
+use crate::notify::TokenBucket;
 use rust_hdl::prelude::*;
 
 /// Entries in the job FIFO.
@@ -117,8 +118,7 @@ pub struct FastCnpSource {
     fifo_wptr: DFF<Bits<3>>,
     fifo_rptr: DFF<Bits<3>>,
     fifo_count: DFF<Bits<4>>,
-    tokens: DFF<Bits<4>>,
-    refill_count: DFF<Bits<32>>,
+    bucket: TokenBucket,
     sent_count: DFF<Bits<32>>,
     rate_limited_count: DFF<Bits<32>>,
     no_label_count: DFF<Bits<32>>,
@@ -180,8 +180,7 @@ impl Default for FastCnpSource {
             fifo_wptr: Default::default(),
             fifo_rptr: Default::default(),
             fifo_count: Default::default(),
-            tokens: Default::default(),
-            refill_count: Default::default(),
+            bucket: Default::default(),
             sent_count: Default::default(),
             rate_limited_count: Default::default(),
             no_label_count: Default::default(),
@@ -193,6 +192,7 @@ impl Default for FastCnpSource {
 impl Logic for FastCnpSource {
     #[hdl_gen]
     fn update(&mut self) {
+        clock!(self, clock, bucket);
         dff_setup!(
             self,
             clock,
@@ -206,8 +206,6 @@ impl Logic for FastCnpSource {
             fifo_wptr,
             fifo_rptr,
             fifo_count,
-            tokens,
-            refill_count,
             sent_count,
             rate_limited_count,
             no_label_count,
@@ -276,7 +274,7 @@ impl Logic for FastCnpSource {
         if self.r_valid.q.val() {
             if !self.r_ipv6.q.val() | (self.r_label.q.val() == 0) {
                 self.no_label_count.d.next = self.no_label_count.q.val() + 1;
-            } else if self.tokens.q.val() == 0 {
+            } else if self.bucket.tokens.val() == 0 {
                 self.rate_limited_count.d.next = self.rate_limited_count.q.val() + 1;
             } else if self.fifo_count.q.val() == 8 {
                 self.queue_drops_count.d.next = self.queue_drops_count.q.val() + 1;
@@ -334,22 +332,10 @@ impl Logic for FastCnpSource {
             | (bit_cast::<96, 8>(self.out_payload.val().get_bits::<8>(0)) << 88);
 
         // Token bucket (FCN-06), as the Long-haul CNP's.
-        self.refill_count.d.next = self.refill_count.q.val() + 1;
-        if self.tokens.q.val() >= self.bucket_depth.val() {
-            self.refill_count.d.next = 0.into();
-            if self.push.val() {
-                self.tokens.d.next = self.tokens.q.val() - 1;
-            } else {
-                self.tokens.d.next = self.bucket_depth.val();
-            }
-        } else if self.refill_count.q.val() + 1 >= self.refill_clocks.val() {
-            self.refill_count.d.next = 0.into();
-            if !self.push.val() {
-                self.tokens.d.next = self.tokens.q.val() + 1;
-            }
-        } else if self.push.val() {
-            self.tokens.d.next = self.tokens.q.val() - 1;
-        }
+        self.bucket.reset.next = self.reset.val();
+        self.bucket.refill_clocks.next = self.refill_clocks.val();
+        self.bucket.depth.next = self.bucket_depth.val();
+        self.bucket.take.next = self.push.val();
 
         self.sent.next = self.sent_count.q.val();
         self.rate_limited.next = self.rate_limited_count.q.val();
@@ -366,8 +352,6 @@ impl Logic for FastCnpSource {
             self.fifo_wptr.d.next = 0.into();
             self.fifo_rptr.d.next = 0.into();
             self.fifo_count.d.next = 0.into();
-            self.tokens.d.next = self.bucket_depth.val();
-            self.refill_count.d.next = 0.into();
         }
     }
 }

@@ -41,6 +41,7 @@
 //! read is on `rd_valid` the clock after `msg_valid`; a job is on
 //! `job_valid` the clock after its answer.
 
+use crate::notify::TokenBucket;
 use rust_hdl::prelude::*;
 
 /// Entries shared by the waiting reads, the reads in flight and the jobs.
@@ -104,8 +105,7 @@ pub struct FcnTranslator {
     job_wptr: DFF<Bits<2>>,
     job_rptr: DFF<Bits<2>>,
     job_count: DFF<Bits<3>>,
-    tokens: DFF<Bits<4>>,
-    refill_count: DFF<Bits<32>>,
+    bucket: TokenBucket,
     sent_count: DFF<Bits<32>>,
     malformed_count: DFF<Bits<32>>,
     domain_count: DFF<Bits<32>>,
@@ -170,8 +170,7 @@ impl Default for FcnTranslator {
             job_wptr: Default::default(),
             job_rptr: Default::default(),
             job_count: Default::default(),
-            tokens: Default::default(),
-            refill_count: Default::default(),
+            bucket: Default::default(),
             sent_count: Default::default(),
             malformed_count: Default::default(),
             domain_count: Default::default(),
@@ -186,6 +185,7 @@ impl Default for FcnTranslator {
 impl Logic for FcnTranslator {
     #[hdl_gen]
     fn update(&mut self) {
+        clock!(self, clock, bucket);
         dff_setup!(
             self,
             clock,
@@ -196,8 +196,6 @@ impl Logic for FcnTranslator {
             job_wptr,
             job_rptr,
             job_count,
-            tokens,
-            refill_count,
             sent_count,
             malformed_count,
             domain_count,
@@ -237,7 +235,7 @@ impl Logic for FcnTranslator {
                 self.domain_count.d.next = self.domain_count.q.val() + 1;
             } else if !self.known.val() {
                 self.unknown_count.d.next = self.unknown_count.q.val() + 1;
-            } else if self.tokens.q.val() == 0 {
+            } else if self.bucket.tokens.val() == 0 {
                 self.limited_count.d.next = self.limited_count.q.val() + 1;
             } else if self.used.val() >= 4 {
                 self.drops_count.d.next = self.drops_count.q.val() + 1;
@@ -335,22 +333,10 @@ impl Logic for FcnTranslator {
         }
 
         // Token bucket (FCN-06, receiving side), as the Long-haul CNP's.
-        self.refill_count.d.next = self.refill_count.q.val() + 1;
-        if self.tokens.q.val() >= self.bucket_depth.val() {
-            self.refill_count.d.next = 0.into();
-            if self.push_rd.val() {
-                self.tokens.d.next = self.tokens.q.val() - 1;
-            } else {
-                self.tokens.d.next = self.bucket_depth.val();
-            }
-        } else if self.refill_count.q.val() + 1 >= self.refill_clocks.val() {
-            self.refill_count.d.next = 0.into();
-            if !self.push_rd.val() {
-                self.tokens.d.next = self.tokens.q.val() + 1;
-            }
-        } else if self.push_rd.val() {
-            self.tokens.d.next = self.tokens.q.val() - 1;
-        }
+        self.bucket.reset.next = self.reset.val();
+        self.bucket.refill_clocks.next = self.refill_clocks.val();
+        self.bucket.depth.next = self.bucket_depth.val();
+        self.bucket.take.next = self.push_rd.val();
 
         self.cnp_sent.next = self.sent_count.q.val();
         self.malformed.next = self.malformed_count.q.val();
@@ -376,8 +362,6 @@ impl Logic for FcnTranslator {
             self.job_wptr.d.next = 0.into();
             self.job_rptr.d.next = 0.into();
             self.job_count.d.next = 0.into();
-            self.tokens.d.next = self.bucket_depth.val();
-            self.refill_count.d.next = 0.into();
         }
     }
 }

@@ -68,6 +68,7 @@
 //! Latency: a decision is registered one clock after `res_valid` and the
 //! job is in the FIFO (visible on `job_valid`) the clock after.
 
+use crate::notify::TokenBucket;
 use rust_hdl::prelude::*;
 
 /// Entries in the tracker and in the job FIFO.
@@ -170,8 +171,7 @@ pub struct LhController {
     fifo_rptr: DFF<Bits<3>>,
     fifo_count: DFF<Bits<4>>,
     // Token bucket.
-    tokens: DFF<Bits<4>>,
-    refill_count: DFF<Bits<32>>,
+    bucket: TokenBucket,
     // Resume timer.
     above_since_us: DFF<Bits<32>>,
     // Counters.
@@ -222,20 +222,18 @@ pub struct LhController {
     job_out: Signal<Local, Bits<315>>,
     push: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
-    take: Signal<Local, Bit>,
 }
 
 impl Logic for LhController {
     #[hdl_gen]
     fn update(&mut self) {
+        clock!(self, clock, bucket);
         dff_setup!(
             self,
             clock,
             fifo_wptr,
             fifo_rptr,
             fifo_count,
-            tokens,
-            refill_count,
             above_since_us,
             cnp_count,
             resume_count,
@@ -355,7 +353,7 @@ impl Logic for LhController {
         }
 
         // The decision for this packet.
-        self.can_send.next = (self.tokens.q.val() != 0) & (self.fifo_count.q.val() != 8);
+        self.can_send.next = (self.bucket.tokens.val() != 0) & (self.fifo_count.q.val() != 8);
         self.send_cnp.next = false;
         self.send_slot.next = self.free_slot.val();
         if self.hit.val() {
@@ -557,23 +555,10 @@ impl Logic for LhController {
         // Token bucket. The refill counter runs only while the bucket is
         // not full, so a token comes back `refill_clocks` after it was
         // taken from a full bucket, whatever the counter did before.
-        self.take.next = self.push.val();
-        self.refill_count.d.next = self.refill_count.q.val() + 1;
-        if self.tokens.q.val() >= self.bucket_depth.val() {
-            self.refill_count.d.next = 0.into();
-            if self.take.val() {
-                self.tokens.d.next = self.tokens.q.val() - 1;
-            } else {
-                self.tokens.d.next = self.bucket_depth.val();
-            }
-        } else if self.refill_count.q.val() + 1 >= self.refill_clocks.val() {
-            self.refill_count.d.next = 0.into();
-            if !self.take.val() {
-                self.tokens.d.next = self.tokens.q.val() + 1;
-            }
-        } else if self.take.val() {
-            self.tokens.d.next = self.tokens.q.val() - 1;
-        }
+        self.bucket.reset.next = self.reset.val();
+        self.bucket.refill_clocks.next = self.refill_clocks.val();
+        self.bucket.depth.next = self.bucket_depth.val();
+        self.bucket.take.next = self.push.val();
 
         self.cnp_sent.next = self.cnp_count.q.val();
         self.resume_sent.next = self.resume_count.q.val();
@@ -600,8 +585,6 @@ impl Logic for LhController {
             self.fifo_wptr.d.next = 0.into();
             self.fifo_rptr.d.next = 0.into();
             self.fifo_count.d.next = 0.into();
-            self.tokens.d.next = self.bucket_depth.val();
-            self.refill_count.d.next = 0.into();
             self.above_since_us.d.next = self.now_us.val();
         }
     }
@@ -685,8 +668,7 @@ impl Default for LhController {
             fifo_wptr: Default::default(),
             fifo_rptr: Default::default(),
             fifo_count: Default::default(),
-            tokens: Default::default(),
-            refill_count: Default::default(),
+            bucket: Default::default(),
             above_since_us: Default::default(),
             cnp_count: Default::default(),
             resume_count: Default::default(),
@@ -734,7 +716,6 @@ impl Default for LhController {
             job_out: Default::default(),
             push: Default::default(),
             pop: Default::default(),
-            take: Default::default(),
         }
     }
 }
