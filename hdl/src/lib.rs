@@ -24,6 +24,10 @@
 //! | `notify/notify_builder.rs` | `NotifyBuilder`: CNP, Long-haul CNP and Fast CNP frames with checksums and ICRC |
 //! | `pe/two_threshold.rs` | `TwoThreshold`: two-threshold marking probabilities and LFSR (PE-03) |
 //! | `fcn/fast_cnp_source.rs` | `FastCnpSource`: the congested WAN node's Fast CNPs (FCN-03, PE-04, FCN-06) |
+//! | `fcn/fast_cnp_receiver.rs` | `FastCnpReceiver`: the ingress PE's Fast CNP recogniser: claim at the first beat, fields after the last (FCN-05, FCN-06) |
+//! | `fcn/fcn_translator.rs` | `FcnTranslator`: received Fast CNP checks, receive rate limit, label to flow-table place, standard CNP job (FCN-05, FCN-06) |
+//! | `notify/token_bucket.rs` | `TokenBucket`: the rate limit of every notification source (LH-08, FCN-06) |
+//! | `stream/frame_filter.rs` | `FrameFilter`: drops whole frames chosen at their first beat |
 //! | `stream/frame_mux.rs` | `FrameMux`: two streams into one, a whole frame at a time |
 //! | `gateway.rs` | `Gateway`: the top level |
 pub mod csr;

@@ -49,5 +49,9 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
             "format_table",
             verilog_of(crate::lh::FormatTable::default()),
         ),
+        (
+            "fast_cnp_receiver",
+            verilog_of(crate::fcn::FastCnpReceiver::default()),
+        ),
     ]
 }
