@@ -37,5 +37,9 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
             "format_table",
             verilog_of(crate::lh::FormatTable::default()),
         ),
+        (
+            "header_splice",
+            verilog_of(crate::stream::HeaderSplice::default()),
+        ),
     ]
 }
