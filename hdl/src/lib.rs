@@ -3,6 +3,7 @@
 //! | file | block |
 //! |---|---|
 //! | `stream/skid_buffer.rs` | `SkidBuffer`: registered AXI4-Stream stage with a skid entry |
+//! | `stream/header_splice.rs` | `HeaderSplice`: per-frame header insert/remove at line rate (FCN-02, PE-02) |
 //! | `parser/header_parser.rs` | `HeaderParser`: Ethernet/802.1Q/IPv4/IPv6/UDP/BTH field extraction |
 //! | `csr/csr_block.rs` | `CsrBlock`: AXI4-Lite register file built from the register map |
 //! | `ecn/ce_marker.rs` | `CeMarker`: CE marking above K_min with incremental IPv4 checksum update (LH-04) |

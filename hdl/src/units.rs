@@ -53,5 +53,9 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
             "fast_cnp_receiver",
             verilog_of(crate::fcn::FastCnpReceiver::default()),
         ),
+        (
+            "header_splice",
+            verilog_of(crate::stream::HeaderSplice::default()),
+        ),
     ]
 }
