@@ -9,9 +9,11 @@
 //!                         v            v
 //!                   FlowTable (16K flows) -> LhController -> NotifyBuilder --+
 //!                         ^ QD (QueueKb)                                       |
-//!  wan_rx ->[skid]->+->[skid]-------------------------------------> FrameMux -> dc_tx
-//!                   +-> HeaderParser -> wan_hdr_*, counters
-//!                   +-> CmSnoop
+//!  wan_rx ->[skid]->+->[FrameFilter]->[skid]----------------------> FrameMux -> dc_tx
+//!                   +-> HeaderParser -> wan_hdr_*, counters      ^ drop
+//!                   +-> CmSnoop                                  |
+//!                   +-> FastCnpReceiver (claim) -----------------+-> FcnTranslator
+//!                          (FCN-05: flow-table reads of labels, CNP jobs to the builder)
 //!  s_axil_* <-> CsrBlock (BAR0)      qd_ext_* -> PORT0_QUEUE_DEPTH_BYTES
 //! ```
 //! Second level (LH-05..LH-09): every RoCEv2 frame from dc_rx looks up (and
@@ -26,6 +28,12 @@
 //! Fast CNPs (FCN-03, PE-04): the two-threshold draws the CE marker takes
 //! (`TwoThreshold`) also feed `FastCnpSource`, whose jobs reach the
 //! builder when the controller has none.
+//! Fast CNP reception (FCN-05, `FCN_CONTROL.ingress_pe`): `FastCnpReceiver`
+//! claims a Fast CNP to `GW_IPV6` at its first beat on wan_rx and
+//! `FrameFilter` keeps it from dc_tx; `FcnTranslator` checks it, reads the
+//! flow-table place its label names (after data and learning requests,
+//! before the CSR) and hands the builder a standard CNP job (after Long-haul
+//! jobs and the WAN node's Fast CNPs).
 //! Source-QP learning (LH-01, `LEARN_CONTROL.cm_enable`): a `CmSnoop` on
 //! each input recognises RDMA CM REQs and REPs; `CmLearner` pairs them and
 //! writes both directions' source QPs with `LearnSqp` on clocks without a
@@ -41,7 +49,7 @@
 
 use crate::csr::{AxiLiteSlave, CsrBlock};
 use crate::ecn::CeMarker;
-use crate::fcn::FastCnpSource;
+use crate::fcn::{FastCnpReceiver, FastCnpSource, FcnTranslator};
 use crate::flow::GatewayFlowTable;
 use crate::learn::{CmEventSource, CmLearner, CmSnoop, PsnPairer};
 use crate::lh::{FormatTable, LhController, QueueKb, QueueMeter, TimeOfDay};
@@ -49,7 +57,7 @@ use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
 use crate::pe::TwoThreshold;
 use crate::stats::FrameCounters;
-use crate::stream::{AxisSink, AxisSource, FrameMux, HeaderSource, SkidBuffer};
+use crate::stream::{AxisSink, AxisSource, FrameFilter, FrameMux, HeaderSource, SkidBuffer};
 use cngw_regmap::{offset, REGISTERS};
 use rust_hdl::prelude::*;
 
@@ -219,7 +227,23 @@ const _: () = {
     assert!(REGISTERS[173].offset == offset::FCN_RATE_LIMITED);
     assert!(REGISTERS[174].offset == offset::FCN_NO_LABEL);
     assert!(REGISTERS[175].offset == offset::FCN_QUEUE_DROPS);
-    assert!(REGISTERS.len() == 176);
+    assert!(REGISTERS[176].offset == offset::FCN_RX_DOM0_PREFIX_0);
+    assert!(REGISTERS[180].offset == offset::FCN_RX_DOM0_CONTROL);
+    assert!(REGISTERS[181].offset == offset::FCN_RX_DOM1_PREFIX_0);
+    assert!(REGISTERS[185].offset == offset::FCN_RX_DOM1_CONTROL);
+    assert!(REGISTERS[186].offset == offset::FCN_RX_BUCKET_REFILL_CLOCKS);
+    assert!(REGISTERS[187].offset == offset::FCN_RX_BUCKET_DEPTH);
+    assert!(REGISTERS[188].offset == offset::FCN_CNP_MAC_HI);
+    assert!(REGISTERS[189].offset == offset::FCN_CNP_MAC_LO);
+    assert!(REGISTERS[190].offset == offset::FCN_RX_RECEIVED);
+    assert!(REGISTERS[191].offset == offset::FCN_RX_CNP_SENT);
+    assert!(REGISTERS[192].offset == offset::FCN_RX_MALFORMED);
+    assert!(REGISTERS[193].offset == offset::FCN_RX_OUT_OF_DOMAIN);
+    assert!(REGISTERS[194].offset == offset::FCN_RX_UNKNOWN_LABEL);
+    assert!(REGISTERS[195].offset == offset::FCN_RX_RATE_LIMITED);
+    assert!(REGISTERS[196].offset == offset::FCN_RX_QUEUE_DROPS);
+    assert!(REGISTERS[197].offset == offset::FCN_RX_NO_SQP);
+    assert!(REGISTERS.len() == 198);
 };
 
 #[derive(LogicBlock)]
@@ -282,6 +306,19 @@ pub struct Gateway {
     fcn_light: Signal<Local, Bit>,
     fcn_severe: Signal<Local, Bit>,
     fcn_bucket_depth: Signal<Local, Bits<4>>,
+    /// FCN-05: the ingress PE's Fast CNP recogniser on wan_rx, the filter
+    /// that keeps the Fast CNPs it claims from dc_tx, and the translation
+    /// into standard CNPs (a flow-table read of the label's place).
+    fcn_rx: FastCnpReceiver,
+    wan_filter: FrameFilter,
+    fcn_tr: FcnTranslator,
+    fcn_ingress: Signal<Local, Bit>,
+    fcn_rx_depth: Signal<Local, Bits<4>>,
+    fcn_req: Signal<Local, Bit>,
+    fcn_rx_count: DFF<Bits<32>>,
+    /// FCN_RX_DOMn_PREFIX_0..3 and FCN_CNP_MAC_HI/LO in lane order.
+    dom_lanes: Vec<Signal<Local, Bits<32>>>,
+    fcn_cnp_mac: Signal<Local, Bits<48>>,
     // Second level.
     flow_table: GatewayFlowTable,
     queue_kb: QueueKb,
@@ -320,8 +357,8 @@ pub struct Gateway {
     now_us: DFF<Bits<32>>,
     /// Flow-table requests in flight (five clocks): SIP [127:0], source MAC
     /// [175:128], P_Key [191:176], IPv6 [192], data request [193], CSR
-    /// request [194].
-    pipe: Vec<DFF<Bits<195>>>,
+    /// request [194], Fast CNP translation read [195].
+    pipe: Vec<DFF<Bits<196>>>,
     cmd_pending: DFF<Bit>,
     cmd_op: DFF<Bits<3>>,
     flow_status: DFF<Bits<32>>,
@@ -344,7 +381,7 @@ pub struct Gateway {
     status_word: Signal<Local, Bits<32>>,
     csr_sip: Signal<Local, Bits<128>>,
     csr_dip: Signal<Local, Bits<128>>,
-    pipe_in: Signal<Local, Bits<195>>,
+    pipe_in: Signal<Local, Bits<196>>,
     location: Signal<Local, Bits<16>>,
     bucket_depth: Signal<Local, Bits<4>>,
     gw_mac: Signal<Local, Bits<48>>,
@@ -404,6 +441,15 @@ impl Default for Gateway {
             fcn_light: Default::default(),
             fcn_severe: Default::default(),
             fcn_bucket_depth: Default::default(),
+            fcn_rx: Default::default(),
+            wan_filter: Default::default(),
+            fcn_tr: Default::default(),
+            fcn_ingress: Default::default(),
+            fcn_rx_depth: Default::default(),
+            fcn_req: Default::default(),
+            fcn_rx_count: Default::default(),
+            dom_lanes: (0..10).map(|_| Default::default()).collect(),
+            fcn_cnp_mac: Default::default(),
             flow_table: Default::default(),
             queue_kb: Default::default(),
             meter: Default::default(),
@@ -487,6 +533,9 @@ impl Logic for Gateway {
             psn_pairer,
             two_threshold,
             fcn,
+            fcn_rx,
+            wan_filter,
+            fcn_tr,
             csr,
             flow_table,
             queue_kb,
@@ -517,6 +566,7 @@ impl Logic for Gateway {
             ce_marked_count,
             pe_ect1_count,
             pe_ce_count,
+            fcn_rx_count,
             us_div,
             now_us,
             cmd_pending,
@@ -581,7 +631,8 @@ impl Logic for Gateway {
 
         // wan_rx -> dc_tx.
         AxisSink::link(&mut self.wan_rx, &mut self.wan_in.s);
-        AxisSource::join(&mut self.wan_in.m, &mut self.wan_out.s);
+        AxisSource::join(&mut self.wan_in.m, &mut self.wan_filter.s);
+        AxisSource::join(&mut self.wan_filter.m, &mut self.wan_out.s);
         AxisSource::join(&mut self.wan_out.m, &mut self.dc_tx_mux.a);
         AxisSource::join(&mut self.builder.m, &mut self.dc_tx_mux.b);
         AxisSource::link(&mut self.dc_tx, &mut self.dc_tx_mux.m);
@@ -589,7 +640,7 @@ impl Logic for Gateway {
         self.wan_parser.tap.tkeep.next = self.wan_in.m.tkeep.val();
         self.wan_parser.tap.tlast.next = self.wan_in.m.tlast.val();
         self.wan_parser.tap.tvalid.next = self.wan_in.m.tvalid.val();
-        self.wan_parser.tap.tready.next = self.wan_out.s.tready.val();
+        self.wan_parser.tap.tready.next = self.wan_filter.s.tready.val();
         HeaderSource::link(&mut self.wan_hdr, &mut self.wan_parser.hdr);
 
         // LH-01: the CM snoopers watch what the parsers watch and take their
@@ -607,7 +658,7 @@ impl Logic for Gateway {
         self.wan_snoop.tdata.next = self.wan_in.m.tdata.val();
         self.wan_snoop.tlast.next = self.wan_in.m.tlast.val();
         self.wan_snoop.tvalid.next = self.wan_in.m.tvalid.val();
-        self.wan_snoop.tready.next = self.wan_out.s.tready.val();
+        self.wan_snoop.tready.next = self.wan_filter.s.tready.val();
         self.wan_snoop.hdr_valid.next = self.wan_hdr.valid.val();
         self.wan_snoop.hdr_class.next = self.wan_hdr.class.val();
         self.wan_snoop.hdr_opcode.next = self.wan_hdr.opcode.val();
@@ -741,6 +792,75 @@ impl Logic for Gateway {
         }
         self.fcn.bucket_depth.next = self.fcn_bucket_depth.val();
         self.fcn.clear_counters.next = self.csr.values[5].val().get_bit(0);
+        // FCN-05/FCN-06: the ingress PE's Fast CNP reception.
+        self.fcn_ingress.next =
+            self.csr.values[4].val().get_bit(2) & self.csr.values[168].val().get_bit(2);
+        for i in 0..4 {
+            self.dom_lanes[i].next = (self.csr.values[176 + i].val() >> 24)
+                | ((self.csr.values[176 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[176 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[176 + i].val() << 24);
+            self.dom_lanes[4 + i].next = (self.csr.values[181 + i].val() >> 24)
+                | ((self.csr.values[181 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[181 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[181 + i].val() << 24);
+        }
+        self.dom_lanes[8].next =
+            (self.csr.values[188].val() >> 8) & 0xFF | ((self.csr.values[188].val() << 8) & 0xFF00);
+        self.dom_lanes[9].next = (self.csr.values[189].val() >> 24)
+            | ((self.csr.values[189].val() >> 8) & 0xFF00)
+            | ((self.csr.values[189].val() << 8) & 0xFF_0000)
+            | (self.csr.values[189].val() << 24);
+        self.fcn_cnp_mac.next = bit_cast::<48, 32>(self.dom_lanes[8].val())
+            | (bit_cast::<48, 32>(self.dom_lanes[9].val()) << 16);
+        self.fcn_rx.reset.next = self.reset.val();
+        self.fcn_rx.tdata.next = self.wan_in.m.tdata.val();
+        self.fcn_rx.tkeep.next = self.wan_in.m.tkeep.val();
+        self.fcn_rx.tlast.next = self.wan_in.m.tlast.val();
+        self.fcn_rx.tvalid.next = self.wan_in.m.tvalid.val();
+        self.fcn_rx.tready.next = self.wan_filter.s.tready.val();
+        self.fcn_rx.enable.next = self.fcn_ingress.val();
+        self.fcn_rx.udp_port.next = self.csr.values[169].val().get_bits::<16>(0);
+        self.fcn_rx.dom0_prefix.next = bit_cast::<128, 32>(self.dom_lanes[0].val())
+            | (bit_cast::<128, 32>(self.dom_lanes[1].val()) << 32)
+            | (bit_cast::<128, 32>(self.dom_lanes[2].val()) << 64)
+            | (bit_cast::<128, 32>(self.dom_lanes[3].val()) << 96);
+        self.fcn_rx.dom0_len.next = self.csr.values[180].val().get_bits::<8>(8);
+        self.fcn_rx.dom0_valid.next = self.csr.values[180].val().get_bit(0);
+        self.fcn_rx.dom1_prefix.next = bit_cast::<128, 32>(self.dom_lanes[4].val())
+            | (bit_cast::<128, 32>(self.dom_lanes[5].val()) << 32)
+            | (bit_cast::<128, 32>(self.dom_lanes[6].val()) << 64)
+            | (bit_cast::<128, 32>(self.dom_lanes[7].val()) << 96);
+        self.fcn_rx.dom1_len.next = self.csr.values[185].val().get_bits::<8>(8);
+        self.fcn_rx.dom1_valid.next = self.csr.values[185].val().get_bit(0);
+        self.wan_filter.reset.next = self.reset.val();
+        self.wan_filter.drop.next = self.fcn_rx.claim.val();
+        if self.wan_filter.dropped.val() {
+            self.fcn_rx_count.d.next = self.fcn_rx_count.q.val() + 1;
+        }
+        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+            self.fcn_rx_count.d.next = 0.into();
+        }
+        self.fcn_tr.reset.next = self.reset.val();
+        self.fcn_tr.enable.next = self.fcn_ingress.val();
+        self.fcn_tr.msg_valid.next = self.fcn_rx.msg_valid.val();
+        self.fcn_tr.msg_label.next = self.fcn_rx.msg_label.val();
+        self.fcn_tr.msg_ok.next =
+            self.fcn_rx.msg_well_formed.val() & self.fcn_rx.msg_checksum_ok.val();
+        self.fcn_tr.msg_in_domain.next = self.fcn_rx.msg_in_domain.val();
+        self.fcn_tr.refill_clocks.next = self.csr.values[186].val();
+        self.fcn_rx_depth.next = self.csr.values[187].val().get_bits::<4>(0);
+        if self.csr.values[187].val() > 8 {
+            self.fcn_rx_depth.next = 8.into();
+        }
+        self.fcn_tr.bucket_depth.next = self.fcn_rx_depth.val();
+        self.fcn_tr.clear_counters.next = self.csr.values[5].val().get_bit(0);
+        self.fcn_tr.resp_valid.next =
+            self.flow_table.resp_valid.val() & self.pipe[4].q.val().get_bit(195);
+        self.fcn_tr.resp_hit.next = self.flow_table.resp_entry.val().valid;
+        self.fcn_tr.resp_sqp_valid.next = self.flow_table.resp_sqp_valid.val();
+        self.fcn_tr.resp_sqp.next = self.flow_table.resp_sqp.val();
+        self.fcn_tr.resp_sip.next = self.flow_table.resp_entry.val().key.get_bits::<128>(152);
         if self.ce_marker.pe_ect1_marked.val() {
             self.pe_ect1_count.d.next = self.pe_ect1_count.q.val() + 1;
         }
@@ -897,10 +1017,19 @@ impl Logic for Gateway {
             !self.data_req.val() & !self.flow_table.busy.val() & !self.learner.learn_valid.val();
         self.psn_learn_req.next =
             self.psn_pairer.learn_valid.val() & self.psn_pairer.learn_ready.val();
+        // FCN-05: a Fast CNP translation reads its label's place after the
+        // learning requests, before the CSR.
+        self.fcn_req.next = self.fcn_tr.rd_valid.val()
+            & !self.data_req.val()
+            & !self.learner.learn_valid.val()
+            & !self.psn_pairer.learn_valid.val()
+            & !self.flow_table.busy.val();
+        self.fcn_tr.rd_taken.next = self.fcn_req.val();
         self.csr_req.next = self.cmd_pending.q.val()
             & !self.data_req.val()
             & !self.learner.learn_valid.val()
             & !self.psn_pairer.learn_valid.val()
+            & !self.fcn_tr.rd_valid.val()
             & !self.flow_table.busy.val();
         if self.csr_req.val() {
             self.cmd_pending.d.next = false;
@@ -908,6 +1037,7 @@ impl Logic for Gateway {
         self.flow_table.req_valid.next = self.data_req.val()
             | self.learn_req.val()
             | self.psn_learn_req.val()
+            | self.fcn_req.val()
             | self.csr_req.val();
         self.flow_table.req_fill.next = self.psn_learn_req.val();
         self.flow_table.req_op.next = 1.into();
@@ -939,6 +1069,12 @@ impl Logic for Gateway {
         self.flow_table.req_bucket.next = self.csr.values[67].val().get_bits::<12>(4);
         self.flow_table.req_slot.next = self.csr.values[67].val().get_bits::<4>(0);
         self.flow_table.req_in_stash.next = self.csr.values[67].val().get_bit(16);
+        if self.fcn_req.val() {
+            self.flow_table.req_op.next = 5.into();
+            self.flow_table.req_bucket.next = self.fcn_tr.rd_bucket.val();
+            self.flow_table.req_slot.next = self.fcn_tr.rd_slot.val();
+            self.flow_table.req_in_stash.next = self.fcn_tr.rd_in_stash.val();
+        }
         self.flow_table.now.next = self.now_us.q.val();
         self.flow_table.window_epoch.next = self.obs_epoch.q.val();
         self.flow_table.aging_enable.next = self.csr.values[68].val().any();
@@ -946,17 +1082,20 @@ impl Logic for Gateway {
         self.flow_table.clear_counters.next = self.csr.values[5].val().get_bit(0);
 
         // What each request needs five clocks later.
-        self.pipe_in.next = bit_cast::<195, 128>(self.dc_hdr.src_ip.val())
-            | (bit_cast::<195, 48>(self.dc_hdr.src_mac.val()) << 128)
-            | (bit_cast::<195, 16>(self.dc_hdr.pkey.val()) << 176);
+        self.pipe_in.next = bit_cast::<196, 128>(self.dc_hdr.src_ip.val())
+            | (bit_cast::<196, 48>(self.dc_hdr.src_mac.val()) << 128)
+            | (bit_cast::<196, 16>(self.dc_hdr.pkey.val()) << 176);
         if self.dc_hdr.is_ipv6.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<195>(1) << 192);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<196>(1) << 192);
         }
         if self.data_req.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<195>(1) << 193);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<196>(1) << 193);
         }
         if self.csr_req.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<195>(1) << 194);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<196>(1) << 194);
+        }
+        if self.fcn_req.val() {
+            self.pipe_in.next = self.pipe_in.val() | (bits::<196>(1) << 195);
         }
         self.pipe[0].d.next = self.pipe_in.val();
         // LH-01 PSN pairing: an RC request whose PSN the responder
@@ -1116,11 +1255,16 @@ impl Logic for Gateway {
         self.lh.res_fmt_hit.next = self.formats.hit.val();
         self.lh.res_fmt.next = self.formats.format.val();
 
-        // Notification frames: Long-haul CNP jobs first, then Fast CNPs.
-        self.builder.job_valid.next = self.lh.job_valid.val() | self.fcn.job_valid.val();
+        // Notification frames: Long-haul CNP jobs first, then Fast CNPs,
+        // then the ingress PE's standard CNPs from received Fast CNPs.
+        self.builder.job_valid.next =
+            self.lh.job_valid.val() | self.fcn.job_valid.val() | self.fcn_tr.job_valid.val();
         self.lh.job_ready.next = self.builder.job_ready.val();
         self.fcn.job_ready.next = self.builder.job_ready.val() & !self.lh.job_valid.val();
+        self.fcn_tr.job_ready.next =
+            self.builder.job_ready.val() & !self.lh.job_valid.val() & !self.fcn.job_valid.val();
         self.fcn.gw_ipv6.next = self.gw_ipv6.val();
+        self.fcn_rx.gw_ipv6.next = self.gw_ipv6.val();
         self.builder.job_kind.next = self.lh.job_kind.val();
         self.builder.job_ipv6.next = self.lh.job_ipv6.val();
         self.builder.job_dst_mac.next = self.lh.job_dst_mac.val();
@@ -1145,6 +1289,21 @@ impl Logic for Gateway {
             self.builder.job_src_ip.next = self.gw_ipv6.val();
             self.builder.job_body.next = self.fcn.job_body.val();
             self.builder.job_flow_label.next = self.fcn.job_flow_label.val();
+            if !self.fcn.job_valid.val() {
+                // FCN-05: a standard CNP (kind 0) to the flow's sender, its
+                // DestQP the flow's source QP, default P_Key.
+                self.builder.job_kind.next = 0.into();
+                self.builder.job_ipv6.next = self.fcn_tr.job_ipv6.val();
+                self.builder.job_dst_mac.next = self.fcn_cnp_mac.val();
+                self.builder.job_dst_ip.next = self.fcn_tr.job_dst_ip.val();
+                self.builder.job_src_ip.next = self.gw_ipv4.val();
+                if self.fcn_tr.job_ipv6.val() {
+                    self.builder.job_src_ip.next = self.gw_ipv6.val();
+                }
+                self.builder.job_pkey.next = 0xFFFF.into();
+                self.builder.job_dqp.next = self.fcn_tr.job_dqp.val();
+                self.builder.job_flow_label.next = 0.into();
+            }
         }
         for i in 0..6 {
             self.ext_lanes[i].next = (self.csr.values[137 + i].val() >> 24)
@@ -1253,6 +1412,14 @@ impl Logic for Gateway {
         self.csr.status[173].next = self.fcn.rate_limited.val();
         self.csr.status[174].next = self.fcn.no_label.val();
         self.csr.status[175].next = self.fcn.queue_drops.val();
+        self.csr.status[190].next = self.fcn_rx_count.q.val();
+        self.csr.status[191].next = self.fcn_tr.cnp_sent.val();
+        self.csr.status[192].next = self.fcn_tr.malformed.val();
+        self.csr.status[193].next = self.fcn_tr.out_of_domain.val();
+        self.csr.status[194].next = self.fcn_tr.unknown_label.val();
+        self.csr.status[195].next = self.fcn_tr.rate_limited.val();
+        self.csr.status[196].next = self.fcn_tr.queue_drops.val();
+        self.csr.status[197].next = self.fcn_tr.no_sqp.val();
         self.csr.status[147].next = self.tod.captured.val().get_bits::<32>(32);
         self.csr.status[148].next = self.tod.captured.val().get_bits::<32>(0);
     }

@@ -137,6 +137,8 @@ pub fn wrapper_named(name: &str, ports: &[Port]) -> String {
 ///   registers of features not built yet have no reader.
 /// - UNUSEDSIGNAL on partly used decode locals (`l4`, `ipv4_flags_frag`):
 ///   rust-hdl has no sub-range locals, so the parser reads slices of wider ones.
+/// - UNUSEDSIGNAL on the Fast CNP receiver's source and level outputs, and
+///   UNOPTFLAT on its claim (a false loop through block-level evaluation).
 /// - UNUSEDSIGNAL on the exact unused bit ranges of `FastCnpReceiver`'s
 ///   `tdata` and `tkeep` (a tap that needs only header bytes).
 pub fn lint_waivers() -> String {
@@ -163,6 +165,10 @@ pub fn lint_waivers() -> String {
         // Flow-table outputs for aging and CSR iteration, not wired yet.
         "flow_table$resp_inserted",
         "flow_table$resp_entry",
+        // The Fast CNP's source only feeds the receiver's own domain check;
+        // its level is for the light-notification shaper (PE-05), not built.
+        "fcn_rx$msg_src",
+        "fcn_rx$msg_level",
     ] {
         writeln!(
             v,
@@ -170,6 +176,16 @@ pub fn lint_waivers() -> String {
         )
         .unwrap();
     }
+    // A false loop at block granularity: the receiver's claim (from its
+    // registered beat state and the wan_in skid buffer's registered beat)
+    // drives the frame filter, whose `s.tready` goes back into the
+    // receiver's and the skid buffer's combinational blocks (as their
+    // next-state inputs only); Verilator sees one vertex per block.
+    writeln!(
+        v,
+        "lint_off -rule UNOPTFLAT -file \"{core}\" -match \"*'*fcn_rx$claim'*\""
+    )
+    .unwrap();
     // FastCnpReceiver taps a whole stream but reads only header bytes of
     // the first beat (not the source MAC, traffic class, flow label, hop
     // limit) and `tkeep` lanes 1 and 5 of the second: waived for exactly

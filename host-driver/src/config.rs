@@ -76,6 +76,10 @@
 //! copy_label = true            # also put the flow label in the Fast CNP's IPv6 header (a key left out is off)
 //! udp_port = 49791             # UDP destination (and source) port of Fast CNPs (draft TBD1)
 //! bucket = { refill_clocks = 3222, depth = 8 }   # FCN-06: one Fast CNP every N clocks (>= 1), bursts of 1..=8
+//! ingress_pe = true            # FCN-05: Fast CNPs to this PE (GW_IPV6) become standard CNPs to the flow's sender
+//! domain = ["fd00:c::/32"]     # FCN-06: the WAN nodes' source prefixes accepted (IPv6, at most 2; needed with ingress_pe)
+//! rx_bucket = { refill_clocks = 3222, depth = 8 } # FCN-06: at most one received Fast CNP turned into a CNP every N clocks
+//! cnp_mac = "02:00:00:00:0d:c0" # destination MAC of those CNPs (the data-centre next hop)
 //!
 //! [adjust]                     # LH-11 loop of `cngw adjust` (`apply` only validates it); every key optional
 //! alpha_min = 0.25             # alpha stays in [alpha_min, alpha_max] (8.8 steps)
@@ -470,6 +474,14 @@ pub struct FastCnpConfig {
     pub udp_port: Option<toml::Value>,
     /// The generation rate limit (FCN-06).
     pub bucket: Option<BucketConfig>,
+    /// The ingress PE's reception (`FCN_CONTROL.ingress_pe`, FCN-05).
+    pub ingress_pe: Option<bool>,
+    /// In-domain source prefixes of received Fast CNPs (IPv6, at most 2).
+    pub domain: Option<Vec<String>>,
+    /// The reception rate limit (FCN-06).
+    pub rx_bucket: Option<BucketConfig>,
+    /// Destination MAC of the ingress PE's CNPs.
+    pub cnp_mac: Option<String>,
 }
 
 impl FastCnpConfig {
@@ -499,7 +511,46 @@ impl FastCnpConfig {
                 }
             }
         }
-        if self.wan_node.is_some() || self.copy_label.is_some() {
+        if let Some(bucket) = &self.rx_bucket {
+            if let Some(v) = &bucket.refill_clocks {
+                if let Some(n) = int_field(
+                    issues,
+                    "fast_cnp.rx_bucket.refill_clocks".into(),
+                    v,
+                    1,
+                    u32::MAX.into(),
+                ) {
+                    writes.push((offset::FCN_RX_BUCKET_REFILL_CLOCKS, n as u32));
+                }
+            }
+            if let Some(v) = &bucket.depth {
+                if let Some(n) = int_field(issues, "fast_cnp.rx_bucket.depth".into(), v, 1, 8) {
+                    writes.push((offset::FCN_RX_BUCKET_DEPTH, n as u32));
+                }
+            }
+        }
+        if let Some(text) = &self.cnp_mac {
+            match crate::longhaul::parse_mac(text) {
+                Ok(mac) => {
+                    writes.push((
+                        offset::FCN_CNP_MAC_HI,
+                        u16::from_be_bytes([mac[0], mac[1]]) as u32,
+                    ));
+                    writes.push((
+                        offset::FCN_CNP_MAC_LO,
+                        u32::from_be_bytes([mac[2], mac[3], mac[4], mac[5]]),
+                    ));
+                }
+                Err(e) => issues.add("fast_cnp.cnp_mac", e),
+            }
+        }
+        if self.ingress_pe == Some(true) && self.domain.as_ref().is_none_or(|d| d.is_empty()) {
+            issues.add(
+                "fast_cnp.domain",
+                "the ingress PE accepts Fast CNPs only from domain prefixes: give at least one (\"::/0\" accepts every source)",
+            );
+        }
+        if self.wan_node.is_some() || self.copy_label.is_some() || self.ingress_pe.is_some() {
             let mut control = 0;
             if self.wan_node == Some(true) {
                 control |= fcn_control::WAN_NODE;
@@ -507,7 +558,70 @@ impl FastCnpConfig {
             if self.copy_label == Some(true) {
                 control |= fcn_control::COPY_LABEL;
             }
+            if self.ingress_pe == Some(true) {
+                control |= fcn_control::INGRESS_PE;
+            }
             writes.push((offset::FCN_CONTROL, control));
+        }
+        writes
+    }
+
+    /// FCN-06: the domain prefixes' writes, in order (each entry's control
+    /// cleared, its prefix words, then its control: a prefix is never used
+    /// half-written).
+    fn domain_writes(&self, issues: &mut Issues) -> Vec<(u32, u32)> {
+        let mut writes = Vec::new();
+        if let Some(domain) = &self.domain {
+            if domain.len() > 2 {
+                issues.add(
+                    "fast_cnp.domain",
+                    format!("{} prefixes given; the PE holds 2", domain.len()),
+                );
+            }
+            let regs = [
+                (offset::FCN_RX_DOM0_PREFIX_0, offset::FCN_RX_DOM0_CONTROL),
+                (offset::FCN_RX_DOM1_PREFIX_0, offset::FCN_RX_DOM1_CONTROL),
+            ];
+            for (i, &(prefix_reg, control_reg)) in regs.iter().enumerate() {
+                let Some(text) = domain.get(i) else {
+                    writes.push((control_reg, 0));
+                    continue;
+                };
+                let key = format!("fast_cnp.domain[{i}]");
+                let prefix = match crate::formats::Prefix::parse(text) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        issues.add(key, e);
+                        continue;
+                    }
+                };
+                if prefix.is_ipv4() {
+                    issues.add(
+                        key,
+                        format!("{prefix}: Fast CNPs come from IPv6 sources only"),
+                    );
+                    continue;
+                }
+                // A domain may cover the IPv4-mapped range (`::/0`): only
+                // IPv6 sources are compared.
+                match prefix.check() {
+                    Ok(()) | Err(crate::formats::FormatError::CoversIpv4 { .. }) => {}
+                    Err(e) => {
+                        issues.add(key, e.to_string());
+                        continue;
+                    }
+                }
+                // Invalid while the prefix changes: never half-written in use.
+                writes.push((control_reg, 0));
+                for (w, word) in prefix.register_words().into_iter().enumerate() {
+                    writes.push((prefix_reg + 4 * w as u32, word));
+                }
+                writes.push((
+                    control_reg,
+                    cngw_regmap::fcn_rx_dom_control::VALID
+                        | prefix.register_len() << cngw_regmap::fcn_rx_dom_control::LEN_SHIFT,
+                ));
+            }
         }
         writes
     }
@@ -1272,6 +1386,17 @@ impl Config {
                     claim(&mut issues, offset, "longhaul.formats".to_string());
                 }
             }
+        }
+        // The Fast CNP domain prefixes keep their order too.
+        if let Some(fast_cnp) = &self.fast_cnp {
+            let writes = fast_cnp.domain_writes(&mut issues);
+            let mut offsets: Vec<u32> = writes.iter().map(|&(o, _)| o).collect();
+            offsets.sort_unstable();
+            offsets.dedup();
+            for offset in offsets {
+                claim(&mut issues, offset, "fast_cnp.domain".to_string());
+            }
+            formats.extend(writes);
         }
 
         // [adjust]: no writes; its bounds must hold the alpha [port.0] sets.

@@ -1274,3 +1274,108 @@ fn fcn_06_config_rejects_bad_fast_cnp_values() {
         );
     }
 }
+
+/// FCN-05/FCN-06: the ingress PE role with its domain prefixes, receive
+/// bucket and CNP next hop; the second prefix slot is cleared when one
+/// prefix is given.
+#[test]
+fn fcn_05_config_ingress_pe_plan() {
+    let config = Config::parse(
+        r#"
+features = ["fast_cnp"]
+[fast_cnp]
+ingress_pe = true
+domain = ["fd00:c::/32", "::/0"]
+rx_bucket = { refill_clocks = 500, depth = 2 }
+cnp_mac = "02:00:00:00:0d:c0"
+"#,
+    )
+    .unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    let bus = dev.bus();
+    use cngw_regmap::fcn_rx_dom_control::{LEN_SHIFT, VALID};
+    for (off, want) in [
+        (offset::FCN_CONTROL, cngw_regmap::fcn_control::INGRESS_PE),
+        (offset::FCN_RX_DOM0_PREFIX_0, 0xfd00_000c),
+        (offset::FCN_RX_DOM0_PREFIX_1, 0),
+        (offset::FCN_RX_DOM0_CONTROL, VALID | 32 << LEN_SHIFT),
+        (offset::FCN_RX_DOM1_PREFIX_0, 0),
+        (offset::FCN_RX_DOM1_CONTROL, VALID),
+        (offset::FCN_RX_BUCKET_REFILL_CLOCKS, 500),
+        (offset::FCN_RX_BUCKET_DEPTH, 2),
+        (offset::FCN_CNP_MAC_HI, 0x0200),
+        (offset::FCN_CNP_MAC_LO, 0x0000_0dc0),
+        (offset::FEATURE_ENABLE, feature::FAST_CNP),
+    ] {
+        assert_eq!(bus.peek(off), Some(want), "{off:#x}");
+    }
+    let last = bus.write_log().last().copied();
+    assert_eq!(last.map(|w| w.0), Some(offset::FEATURE_ENABLE));
+    // Each prefix is invalid while its words change.
+    let log = bus.write_log();
+    let at = |w: (u32, u32)| log.iter().position(|&x| x == w).unwrap();
+    let words = at((offset::FCN_RX_DOM0_PREFIX_0, 0xfd00_000c));
+    assert!(at((offset::FCN_RX_DOM0_CONTROL, 0)) < words);
+    assert!(words < at((offset::FCN_RX_DOM0_CONTROL, VALID | 32 << LEN_SHIFT)));
+    let config =
+        Config::parse("[fast_cnp]\ningress_pe = true\ndomain = [\"fd00:e:1::/48\"]").unwrap();
+    let mut dev = device();
+    dev.bus_mut().poke(offset::FCN_RX_DOM1_CONTROL, VALID);
+    apply_config(&mut dev, &config).unwrap();
+    assert_eq!(
+        dev.bus().peek(offset::FCN_RX_DOM0_CONTROL),
+        Some(VALID | 48 << LEN_SHIFT)
+    );
+    assert_eq!(dev.bus().peek(offset::FCN_RX_DOM1_CONTROL), Some(0));
+}
+
+/// FCN-05/FCN-06: bad ingress-PE values are refused before any write.
+#[test]
+fn fcn_06_config_rejects_bad_ingress_pe_values() {
+    for (text, key) in [
+        ("[fast_cnp]\ningress_pe = true", "fast_cnp.domain"),
+        (
+            "[fast_cnp]\ningress_pe = true\ndomain = []",
+            "fast_cnp.domain",
+        ),
+        (
+            "[fast_cnp]\ndomain = [\"fd00::/16\", \"fd01::/16\", \"fd02::/16\"]",
+            "fast_cnp.domain",
+        ),
+        (
+            "[fast_cnp]\ndomain = [\"10.0.0.0/8\"]",
+            "fast_cnp.domain[0]",
+        ),
+        (
+            "[fast_cnp]\ndomain = [\"fd00::1/16\"]",
+            "fast_cnp.domain[0]",
+        ),
+        (
+            "[fast_cnp]\ndomain = [\"fd00::/129\"]",
+            "fast_cnp.domain[0]",
+        ),
+        (
+            "[fast_cnp]\ndomain = [\"fd00::/16\", \"nonsense\"]",
+            "fast_cnp.domain[1]",
+        ),
+        (
+            "[fast_cnp]\ncnp_mac = \"02:00:00:00:0d\"",
+            "fast_cnp.cnp_mac",
+        ),
+        (
+            "[fast_cnp]\nrx_bucket = { refill_clocks = 0 }",
+            "fast_cnp.rx_bucket.refill_clocks",
+        ),
+        (
+            "[fast_cnp]\nrx_bucket = { depth = 9 }",
+            "fast_cnp.rx_bucket.depth",
+        ),
+    ] {
+        let err = rejected(text);
+        assert!(
+            err.to_string().contains(key),
+            "{text:?} should be rejected at {key}: {err}"
+        );
+    }
+}

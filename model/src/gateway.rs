@@ -84,6 +84,8 @@ pub struct GatewayModel {
     pe_lfsr: crate::pre_ecn::Lfsr,
     /// FCN-03: the congested WAN node's Fast CNPs.
     fcn: crate::fast_cnp::FastCnpModel,
+    /// FCN-05: the ingress PE's received Fast CNPs.
+    fcn_rx: crate::fcn_rx::FcnRxModel,
     /// Where each flow sits in the table (its FCN-01 label).
     placement: crate::placement::Placement,
     /// Each flow's byte counts per observation window as the flow table
@@ -225,6 +227,7 @@ impl GatewayModel {
             pe_average: Default::default(),
             pe_lfsr: crate::pre_ecn::Lfsr(1),
             fcn: Default::default(),
+            fcn_rx: Default::default(),
             placement: Default::default(),
             windows: BTreeMap::new(),
         }
@@ -600,6 +603,7 @@ impl GatewayModel {
     pub fn set_reset_clock(&mut self, clock: u64) {
         self.lh = LonghaulModel::new(clock);
         self.fcn = crate::fast_cnp::FastCnpModel::new(clock);
+        self.fcn_rx = crate::fcn_rx::FcnRxModel::new(clock);
         self.lh_clock = clock;
         self.windows.clear();
         self.depth_steps.clear();
@@ -674,6 +678,12 @@ impl GatewayModel {
     /// first (taken).
     pub fn take_fast_cnps(&mut self) -> Vec<Notification> {
         self.fcn.take()
+    }
+
+    /// FCN-05: standard CNPs the ingress PE decided for received Fast
+    /// CNPs so far, oldest first (taken).
+    pub fn take_ingress_cnps(&mut self) -> Vec<Notification> {
+        self.fcn_rx.take()
     }
 
     /// LH-15: the format the registers say `sender` is notified in (the
@@ -883,6 +893,24 @@ impl GatewayModel {
             }
         }
         self.learn(port, &frame.data, header_clock);
+        // FCN-05: a Fast CNP to this ingress PE stops here.
+        if port == InPort::WanRx {
+            if let Some(msg) = crate::fcn_rx::claim(&frame.data, &self.registers) {
+                self.count(offset::FCN_RX_RECEIVED);
+                let clock = header_clock.unwrap_or(self.lh_clock) + crate::fcn_rx::DECISION_DELAY;
+                let (placement, flows) = (&self.placement, &self.flows);
+                let flow = |place| {
+                    let key = placement.key_at(place)?;
+                    let v = flows.get(&key)?;
+                    Some((key.sip.to_be_bytes(), v.sqp))
+                };
+                self.fcn_rx.received(&msg, clock, flow, &mut self.registers);
+                return ModelOutput {
+                    parsed,
+                    emitted: Vec::new(),
+                };
+            }
+        }
         self.count(tx);
         ModelOutput {
             parsed,

@@ -209,6 +209,19 @@ pub mod fcn_control {
     pub const WAN_NODE: u32 = 1 << 0;
     /// FCN-03: also copy the flow label into the Fast CNP's own IPv6 header.
     pub const COPY_LABEL: u32 = 1 << 1;
+    /// FCN-05: ingress PE: Fast CNPs to `GW_IPV6` on wan_rx are taken off
+    /// the path to dc_tx and, from an `FCN_RX_DOMn` prefix and within the
+    /// `FCN_RX_BUCKET_*` rate, turned into a standard CNP to the sender of
+    /// the flow their label names.
+    pub const INGRESS_PE: u32 = 1 << 2;
+}
+
+/// Bits of `FCN_RX_DOM0_CONTROL` / `FCN_RX_DOM1_CONTROL`.
+pub mod fcn_rx_dom_control {
+    /// The prefix is in use.
+    pub const VALID: u32 = 1 << 0;
+    /// Prefix length in bits (0..128), bits 15..8.
+    pub const LEN_SHIFT: u32 = 8;
 }
 
 /// Bits of `FLOW_COMMAND`.
@@ -488,6 +501,27 @@ const FCN_CONTROL_FIELDS: &[Field] = &[
         lsb: 1,
         width: 1,
         doc: "FCN-03: copy the flow label into the Fast CNP's IPv6 header too",
+    },
+    Field {
+        name: "ingress_pe",
+        lsb: 2,
+        width: 1,
+        doc: "FCN-05: ingress PE: received Fast CNPs to GW_IPV6 become standard CNPs to the flow's sender",
+    },
+];
+
+const FCN_RX_DOM_CONTROL_FIELDS: &[Field] = &[
+    Field {
+        name: "valid",
+        lsb: 0,
+        width: 1,
+        doc: "the prefix is in use",
+    },
+    Field {
+        name: "len",
+        lsb: 8,
+        width: 8,
+        doc: "prefix length in bits (0..128; above 128 acts as 128)",
     },
 ];
 
@@ -948,6 +982,50 @@ register_map! {
     FCN_NO_LABEL @ 0x664 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// FCN-03: Fast CNPs dropped because their 8-entry queue to the frame builder was full.
     FCN_QUEUE_DROPS @ 0x668 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-06: first in-domain source prefix of received Fast CNPs, bytes 0..3 (first byte in bits 31..24).
+    FCN_RX_DOM0_PREFIX_0 @ 0x66C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Prefix bytes 4..7.
+    FCN_RX_DOM0_PREFIX_1 @ 0x670 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Prefix bytes 8..11.
+    FCN_RX_DOM0_PREFIX_2 @ 0x674 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Prefix bytes 12..15.
+    FCN_RX_DOM0_PREFIX_3 @ 0x678 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// FCN-06: first in-domain prefix: valid, length.
+    FCN_RX_DOM0_CONTROL @ 0x67C : ReadWrite = 0, volatile = false, fields = FCN_RX_DOM_CONTROL_FIELDS;
+    /// FCN-06: second in-domain source prefix, bytes 0..3.
+    FCN_RX_DOM1_PREFIX_0 @ 0x680 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Prefix bytes 4..7.
+    FCN_RX_DOM1_PREFIX_1 @ 0x684 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Prefix bytes 8..11.
+    FCN_RX_DOM1_PREFIX_2 @ 0x688 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Prefix bytes 12..15.
+    FCN_RX_DOM1_PREFIX_3 @ 0x68C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// FCN-06: second in-domain prefix: valid, length.
+    FCN_RX_DOM1_CONTROL @ 0x690 : ReadWrite = 0, volatile = false, fields = FCN_RX_DOM_CONTROL_FIELDS;
+    /// FCN-06: receive-side token bucket of the ingress PE: one token every this many clocks (>= 1).
+    FCN_RX_BUCKET_REFILL_CLOCKS @ 0x694 : ReadWrite = 3_222, volatile = false, fields = WHOLE;
+    /// FCN-06: receive-side bucket depth (burst), 1..8.
+    FCN_RX_BUCKET_DEPTH @ 0x698 : ReadWrite = 8, volatile = false, fields = WHOLE;
+    /// FCN-05: destination MAC of the standard CNPs the ingress PE sends (its data-centre next hop), bytes 0..1 in bits 15..0.
+    FCN_CNP_MAC_HI @ 0x69C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Destination MAC bytes 2..5.
+    FCN_CNP_MAC_LO @ 0x6A0 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// FCN-05: Fast CNPs to GW_IPV6 taken off wan_rx (not forwarded to dc_tx).
+    FCN_RX_RECEIVED @ 0x6A4 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-05: standard CNPs queued for the senders of flows named by received Fast CNPs.
+    FCN_RX_CNP_SENT @ 0x6A8 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-05: received Fast CNPs with a bad length or UDP checksum (dropped).
+    FCN_RX_MALFORMED @ 0x6AC : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-06: received Fast CNPs from outside every FCN_RX_DOMn prefix (dropped).
+    FCN_RX_OUT_OF_DOMAIN @ 0x6B0 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-05: received Fast CNPs whose label names no flow (dropped).
+    FCN_RX_UNKNOWN_LABEL @ 0x6B4 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-06: received Fast CNPs dropped for want of a receive-side token.
+    FCN_RX_RATE_LIMITED @ 0x6B8 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-05: received Fast CNPs dropped because the translation's 4 slots were in use.
+    FCN_RX_QUEUE_DROPS @ 0x6BC : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-05: received Fast CNPs whose flow has no learned source QP (no CNP).
+    FCN_RX_NO_SQP @ 0x6C0 : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

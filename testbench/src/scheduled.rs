@@ -275,6 +275,7 @@ pub fn expect_scheduled(
         parsed: BTreeMap::new(),
         notifications: Vec::new(),
         fast_cnps: Vec::new(),
+        ingress_cnps: Vec::new(),
     };
     // The model takes the frames in the order the parsers reported them
     // (header clock, dc_rx first within a clock: what source-QP learning
@@ -340,6 +341,11 @@ pub fn expect_scheduled(
         .collect();
     exp.fast_cnps = model
         .take_fast_cnps()
+        .into_iter()
+        .map(|n| n.frame)
+        .collect();
+    exp.ingress_cnps = model
+        .take_ingress_cnps()
         .into_iter()
         .map(|n| n.frame)
         .collect();

@@ -109,6 +109,9 @@ pub struct Expected {
     /// decided them: a third sequence merged into dc_tx (the builder takes
     /// Long-haul jobs first, so only each sequence's own order is fixed).
     pub fast_cnps: Vec<Frame>,
+    /// Standard CNPs of the ingress PE for received Fast CNPs (FCN-05): a
+    /// fourth sequence merged into dc_tx, likewise.
+    pub ingress_cnps: Vec<Frame>,
 }
 
 /// Runs the inputs through the model.
@@ -118,6 +121,7 @@ pub fn expect(model: &mut GatewayModel, inputs: &[(InPort, Vec<Frame>)]) -> Expe
         parsed: BTreeMap::new(),
         notifications: Vec::new(),
         fast_cnps: Vec::new(),
+        ingress_cnps: Vec::new(),
     };
     for (port, frames) in inputs {
         for f in frames {
@@ -142,36 +146,33 @@ pub fn compare(cap: &Capture, exp: &Expected) -> Result<(), Mismatch> {
         let model = exp.outputs.get(&port).unwrap_or(&empty_f);
         // dc_tx: take the notifications out where the model expects them.
         let mut data_only = Vec::new();
-        let notes = !exp.notifications.is_empty() || !exp.fast_cnps.is_empty();
+        let sequences = [
+            ("notifications", &exp.notifications),
+            ("Fast CNPs", &exp.fast_cnps),
+            ("ingress PE CNPs", &exp.ingress_cnps),
+        ];
+        let notes = sequences.iter().any(|(_, s)| !s.is_empty());
         let rtl = if port == OutPort::DcTx && notes {
-            let mut next_note = 0;
-            let mut next_fcn = 0;
+            let mut next = [0usize; 3];
             let mut next_data = 0;
             for r in rtl_all {
                 if model.get(next_data) == Some(r) {
                     next_data += 1;
                     data_only.push(r.clone());
-                } else if exp.notifications.get(next_note) == Some(r) {
-                    next_note += 1;
-                } else if exp.fast_cnps.get(next_fcn) == Some(r) {
-                    next_fcn += 1;
+                } else if let Some(i) = (0..3).find(|&i| sequences[i].1.get(next[i]) == Some(r)) {
+                    next[i] += 1;
                 } else {
                     data_only.push(r.clone());
                 }
             }
-            if next_note != exp.notifications.len() {
-                return Err(Mismatch::Notifications {
-                    kind: "notifications",
-                    rtl_found: next_note,
-                    model: exp.notifications.len(),
-                });
-            }
-            if next_fcn != exp.fast_cnps.len() {
-                return Err(Mismatch::Notifications {
-                    kind: "Fast CNPs",
-                    rtl_found: next_fcn,
-                    model: exp.fast_cnps.len(),
-                });
+            for (i, (kind, seq)) in sequences.iter().enumerate() {
+                if next[i] != seq.len() {
+                    return Err(Mismatch::Notifications {
+                        kind,
+                        rtl_found: next[i],
+                        model: seq.len(),
+                    });
+                }
             }
             &data_only
         } else {
