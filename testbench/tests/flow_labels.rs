@@ -174,3 +174,68 @@ fn fcn_01_flow_places_and_labels_match_the_model() {
     assert_eq!(m.read_register(offset::FLOW_INSERT_FAILURES), Some(5));
     check_places(&mut gw, &m, bucket);
 }
+
+/// FCN-01: a label is never reused while its flow lives and is released
+/// when the flow ages out. In one bucket: a static flow (never ages) and a
+/// learned flow A kept alive by traffic; a new flow C arriving meanwhile
+/// gets a place (label) of its own. Once A and C go idle past
+/// `FLOW_AGE_TIMEOUT_US` both age out; the next new flow of the bucket
+/// takes A's place — A's label — and the static flow keeps its own.
+#[test]
+fn fcn_01_labels_are_released_on_aging_and_only_then() {
+    use cngw_testbench::Bench;
+    let keys = same_bucket(4);
+    let (s, a, c, d) = (keys[0], keys[1], keys[2], keys[3]);
+    let mut b = Bench::new(None).unwrap();
+    let place_of = |b: &mut Bench<Gateway>, key: &FlowKey| {
+        let mut dev = Device::open(SimBus::new(b.gateway())).unwrap();
+        let mut table = dev.flow_table();
+        let places = (0..4)
+            .map(|way| DriverLocation::Bucket {
+                bucket: key.gateway_bucket(BUCKET_BITS),
+                way,
+            })
+            .chain((0..8).map(|slot| DriverLocation::Stash { slot }));
+        for (i, place) in places.enumerate() {
+            if table.read_location(place).unwrap().map(|(k, _)| k) == Some(*key) {
+                return Some(i as u32);
+            }
+        }
+        None
+    };
+    {
+        let mut dev = Device::open(SimBus::new(b.gateway())).unwrap();
+        dev.flow_table().insert_static(&s, 77).unwrap();
+        dev.write_offset(offset::FLOW_AGE_TIMEOUT_US, 20).unwrap();
+    }
+    let send = |b: &mut Bench<Gateway>, key: &FlowKey, psn| {
+        b.push_frame(InPort::DcRx, &frame(key, psn).data, false);
+        b.run_until_drained(10_000, 32).unwrap();
+    };
+    // A lives: a frame every ~5 us for 60 us; C arrives at the end.
+    for i in 0..12 {
+        send(&mut b, &a, i);
+        if i == 11 {
+            send(&mut b, &c, 0);
+        }
+        b.run(5 * 322, 0);
+    }
+    let (ps, pa, pc) = (
+        place_of(&mut b, &s),
+        place_of(&mut b, &a),
+        place_of(&mut b, &c),
+    );
+    assert_eq!((ps, pa), (Some(0), Some(1)), "static way 0, A way 1");
+    assert_eq!(pc, Some(2), "C does not take a living flow's place");
+    // Idle: A and C age out (a scan pass takes 4,096 idle clocks).
+    b.run(60 * 322, 0);
+    assert_eq!(b.csr_read(offset::FLOW_AGED).unwrap(), 2);
+    assert_eq!(place_of(&mut b, &a), None);
+    send(&mut b, &d, 0);
+    assert_eq!(place_of(&mut b, &d), pa, "D takes A's place: A's label");
+    assert_eq!(
+        place_of(&mut b, &s),
+        Some(0),
+        "the static flow keeps its label"
+    );
+}
