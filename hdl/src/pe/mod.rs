@@ -1,4 +1,7 @@
-//! Precise ECN in the WAN (draft-hu-rtgwg-pre-ecn-wan): the congested WAN
-//! node's two-threshold marking.
+//! The provider edge: precise ECN in the WAN (draft-hu-rtgwg-pre-ecn-wan),
+//! the congested WAN node's two-threshold marking, and the tunnel
+//! encapsulation of the ingress PE (draft-he-fcn-in-wan section 4.1).
+pub mod tunnel_encap;
 pub mod two_threshold;
+pub use tunnel_encap::TunnelEncap;
 pub use two_threshold::TwoThreshold;
