@@ -61,5 +61,9 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
             "tunnel_encap",
             verilog_of(crate::pe::TunnelEncap::default()),
         ),
+        (
+            "tunnel_decap",
+            verilog_of(crate::pe::TunnelDecap::default()),
+        ),
     ]
 }
