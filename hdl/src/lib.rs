@@ -23,6 +23,8 @@
 //! | `lh/queue_meter.rs` | `QueueMeter`: virtual queue, average queue, ECN marking rate (LH-02) |
 //! | `lh/time_of_day.rs` | `TimeOfDay`: the timestamp object's clock (LH-12/LH-13) |
 //! | `notify/notify_builder.rs` | `NotifyBuilder`: CNP, Long-haul CNP and Fast CNP frames with checksums and ICRC |
+//! | `pe/tunnel_encap.rs` | `TunnelEncap`: the ingress PE's VXLAN/SRv6 encapsulation over IPv6, RFC 6040 outer ECN (FCN-02, PE-01) |
+//! | `pe/tunnel_decap.rs` | `TunnelDecap`: the egress PE's VXLAN/SRv6 decapsulation with the RFC 6040 / pre-ECN tables (PE-02, PE-06) |
 //! | `pe/two_threshold.rs` | `TwoThreshold`: two-threshold marking probabilities and LFSR (PE-03) |
 //! | `fcn/fast_cnp_source.rs` | `FastCnpSource`: the congested WAN node's Fast CNPs (FCN-03, PE-04, FCN-06) |
 //! | `fcn/fast_cnp_receiver.rs` | `FastCnpReceiver`: the ingress PE's Fast CNP recogniser: claim at the first beat, fields after the last (FCN-05, FCN-06) |

@@ -57,5 +57,13 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
             "header_splice",
             verilog_of(crate::stream::HeaderSplice::default()),
         ),
+        (
+            "tunnel_encap",
+            verilog_of(crate::pe::TunnelEncap::default()),
+        ),
+        (
+            "tunnel_decap",
+            verilog_of(crate::pe::TunnelDecap::default()),
+        ),
     ]
 }
