@@ -55,7 +55,7 @@ use crate::learn::{CmEventSource, CmLearner, CmSnoop, PsnPairer};
 use crate::lh::{FormatTable, LhController, QueueKb, QueueMeter, TimeOfDay};
 use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
-use crate::pe::TwoThreshold;
+use crate::pe::{TunnelDecap, TwoThreshold};
 use crate::stats::FrameCounters;
 use crate::stream::{AxisSink, AxisSource, FrameFilter, FrameMux, HeaderSource, SkidBuffer};
 use cngw_regmap::{offset, REGISTERS};
@@ -243,7 +243,16 @@ const _: () = {
     assert!(REGISTERS[195].offset == offset::FCN_RX_RATE_LIMITED);
     assert!(REGISTERS[196].offset == offset::FCN_RX_QUEUE_DROPS);
     assert!(REGISTERS[197].offset == offset::FCN_RX_NO_SQP);
-    assert!(REGISTERS.len() == 198);
+    assert!(REGISTERS[198].offset == offset::TUNNEL_CONTROL);
+    assert!(REGISTERS[199].offset == offset::TUNNEL_DC_MAC_HI);
+    assert!(REGISTERS[200].offset == offset::TUNNEL_DC_MAC_LO);
+    assert!(REGISTERS[201].offset == offset::TUNNEL_DECAP_VXLAN);
+    assert!(REGISTERS[202].offset == offset::TUNNEL_DECAP_SRV6);
+    assert!(REGISTERS[203].offset == offset::TUNNEL_ECN_DROPS);
+    assert!(REGISTERS[204].offset == offset::TUNNEL_LIGHT_MARKS);
+    assert!(REGISTERS[205].offset == offset::TUNNEL_ECN_ALARMS);
+    assert!(REGISTERS[206].offset == offset::TUNNEL_RUNT_DROPS);
+    assert!(REGISTERS.len() == 207);
 };
 
 #[derive(LogicBlock)]
@@ -319,6 +328,13 @@ pub struct Gateway {
     /// FCN_RX_DOMn_PREFIX_0..3 and FCN_CNP_MAC_HI/LO in lane order.
     dom_lanes: Vec<Signal<Local, Bits<32>>>,
     fcn_cnp_mac: Signal<Local, Bits<48>>,
+    /// PE-02/PE-06: the egress PE's decapsulation between the frame filter
+    /// and wan_out (bypassed unless `TUNNEL_CONTROL.egress_pe`), its
+    /// counters (VXLAN, SRv6, ECN drops, light marks, alarms, runts).
+    decap: TunnelDecap,
+    egress: Signal<Local, Bit>,
+    decap_counts: Vec<DFF<Bits<32>>>,
+    tunnel_lanes: Vec<Signal<Local, Bits<32>>>,
     // Second level.
     flow_table: GatewayFlowTable,
     queue_kb: QueueKb,
@@ -450,6 +466,10 @@ impl Default for Gateway {
             fcn_rx_count: Default::default(),
             dom_lanes: (0..10).map(|_| Default::default()).collect(),
             fcn_cnp_mac: Default::default(),
+            decap: Default::default(),
+            egress: Default::default(),
+            decap_counts: (0..6).map(|_| Default::default()).collect(),
+            tunnel_lanes: (0..2).map(|_| Default::default()).collect(),
             flow_table: Default::default(),
             queue_kb: Default::default(),
             meter: Default::default(),
@@ -536,6 +556,7 @@ impl Logic for Gateway {
             fcn_rx,
             wan_filter,
             fcn_tr,
+            decap,
             csr,
             flow_table,
             queue_kb,
@@ -581,6 +602,9 @@ impl Logic for Gateway {
             qgr_growth,
             qgr_high
         );
+        for i in 0..6 {
+            self.decap_counts[i].clock.next = self.clock.val();
+        }
         for i in 0..5 {
             self.pipe[i].clock.next = self.clock.val();
             self.psn_pipe[i].clock.next = self.clock.val();
@@ -632,7 +656,28 @@ impl Logic for Gateway {
         // wan_rx -> dc_tx.
         AxisSink::link(&mut self.wan_rx, &mut self.wan_in.s);
         AxisSource::join(&mut self.wan_in.m, &mut self.wan_filter.s);
-        AxisSource::join(&mut self.wan_filter.m, &mut self.wan_out.s);
+        // PE-02: the egress PE's decapsulation, or straight through.
+        self.egress.next = self.csr.values[198].val().get_bit(0);
+        self.decap.s.tdata.next = self.wan_filter.m.tdata.val();
+        self.decap.s.tkeep.next = self.wan_filter.m.tkeep.val();
+        self.decap.s.tlast.next = self.wan_filter.m.tlast.val();
+        self.decap.s.tuser.next = self.wan_filter.m.tuser.val();
+        self.decap.s.tvalid.next = self.wan_filter.m.tvalid.val() & self.egress.val();
+        self.decap.m.tready.next = self.wan_out.s.tready.val() & self.egress.val();
+        self.wan_filter.m.tready.next = self.wan_out.s.tready.val();
+        self.wan_out.s.tdata.next = self.wan_filter.m.tdata.val();
+        self.wan_out.s.tkeep.next = self.wan_filter.m.tkeep.val();
+        self.wan_out.s.tlast.next = self.wan_filter.m.tlast.val();
+        self.wan_out.s.tuser.next = self.wan_filter.m.tuser.val();
+        self.wan_out.s.tvalid.next = self.wan_filter.m.tvalid.val();
+        if self.egress.val() {
+            self.wan_filter.m.tready.next = self.decap.s.tready.val();
+            self.wan_out.s.tdata.next = self.decap.m.tdata.val();
+            self.wan_out.s.tkeep.next = self.decap.m.tkeep.val();
+            self.wan_out.s.tlast.next = self.decap.m.tlast.val();
+            self.wan_out.s.tuser.next = self.decap.m.tuser.val();
+            self.wan_out.s.tvalid.next = self.decap.m.tvalid.val();
+        }
         AxisSource::join(&mut self.wan_out.m, &mut self.dc_tx_mux.a);
         AxisSource::join(&mut self.builder.m, &mut self.dc_tx_mux.b);
         AxisSource::link(&mut self.dc_tx, &mut self.dc_tx_mux.m);
@@ -1265,6 +1310,48 @@ impl Logic for Gateway {
             self.builder.job_ready.val() & !self.lh.job_valid.val() & !self.fcn.job_valid.val();
         self.fcn.gw_ipv6.next = self.gw_ipv6.val();
         self.fcn_rx.gw_ipv6.next = self.gw_ipv6.val();
+        // PE-02/PE-06 decapsulation settings and counters.
+        self.decap.reset.next = self.reset.val();
+        self.decap.pe_ipv6.next = self.gw_ipv6.val();
+        self.decap.pe_src_mac.next = self.gw_mac.val();
+        self.tunnel_lanes[0].next =
+            (self.csr.values[199].val() >> 8) & 0xFF | ((self.csr.values[199].val() << 8) & 0xFF00);
+        self.tunnel_lanes[1].next = (self.csr.values[200].val() >> 24)
+            | ((self.csr.values[200].val() >> 8) & 0xFF00)
+            | ((self.csr.values[200].val() << 8) & 0xFF_0000)
+            | (self.csr.values[200].val() << 24);
+        self.decap.pe_dst_mac.next = bit_cast::<48, 32>(self.tunnel_lanes[0].val())
+            | (bit_cast::<48, 32>(self.tunnel_lanes[1].val()) << 16);
+        self.decap.pre_ecn.next = !self.csr.values[198].val().get_bit(1);
+        self.decap_counts[0].d.next = self.decap_counts[0].q.val();
+        if self.decap.decap_vxlan.val() {
+            self.decap_counts[0].d.next = self.decap_counts[0].q.val() + 1;
+        }
+        self.decap_counts[1].d.next = self.decap_counts[1].q.val();
+        if self.decap.decap_srv6.val() {
+            self.decap_counts[1].d.next = self.decap_counts[1].q.val() + 1;
+        }
+        self.decap_counts[2].d.next = self.decap_counts[2].q.val();
+        if self.decap.ecn_dropped.val() {
+            self.decap_counts[2].d.next = self.decap_counts[2].q.val() + 1;
+        }
+        self.decap_counts[3].d.next = self.decap_counts[3].q.val();
+        if self.decap.light.val() {
+            self.decap_counts[3].d.next = self.decap_counts[3].q.val() + 1;
+        }
+        self.decap_counts[4].d.next = self.decap_counts[4].q.val();
+        if self.decap.alarm.val() {
+            self.decap_counts[4].d.next = self.decap_counts[4].q.val() + 1;
+        }
+        self.decap_counts[5].d.next = self.decap_counts[5].q.val();
+        if self.decap.runt_dropped.val() {
+            self.decap_counts[5].d.next = self.decap_counts[5].q.val() + 1;
+        }
+        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+            for i in 0..6 {
+                self.decap_counts[i].d.next = 0.into();
+            }
+        }
         self.builder.job_kind.next = self.lh.job_kind.val();
         self.builder.job_ipv6.next = self.lh.job_ipv6.val();
         self.builder.job_dst_mac.next = self.lh.job_dst_mac.val();
@@ -1420,6 +1507,9 @@ impl Logic for Gateway {
         self.csr.status[195].next = self.fcn_tr.rate_limited.val();
         self.csr.status[196].next = self.fcn_tr.queue_drops.val();
         self.csr.status[197].next = self.fcn_tr.no_sqp.val();
+        for i in 0..6 {
+            self.csr.status[201 + i].next = self.decap_counts[i].q.val();
+        }
         self.csr.status[147].next = self.tod.captured.val().get_bits::<32>(32);
         self.csr.status[148].next = self.tod.captured.val().get_bits::<32>(0);
     }

@@ -169,6 +169,9 @@ pub fn lint_waivers() -> String {
         // its level is for the light-notification shaper (PE-05), not built.
         "fcn_rx$msg_src",
         "fcn_rx$msg_level",
+        // Frames the egress PE passes unchanged are counted by wan_rx's
+        // counters already.
+        "decap$passed",
     ] {
         writeln!(
             v,
@@ -181,11 +184,16 @@ pub fn lint_waivers() -> String {
     // drives the frame filter, whose `s.tready` goes back into the
     // receiver's and the skid buffer's combinational blocks (as their
     // next-state inputs only); Verilator sees one vertex per block.
-    writeln!(
-        v,
-        "lint_off -rule UNOPTFLAT -file \"{core}\" -match \"*'*fcn_rx$claim'*\""
-    )
-    .unwrap();
+    // The same at the egress PE's decapsulation: the filter's `m.tvalid`
+    // does not depend on its `m.tready`, nor the decapsulation's `s.tready`
+    // on anything the filter computes from it, but each block is one vertex.
+    for signal in ["fcn_rx$claim", "wan_filter$m$tready", "decap$s$tready"] {
+        writeln!(
+            v,
+            "lint_off -rule UNOPTFLAT -file \"{core}\" -match \"*'*{signal}'*\""
+        )
+        .unwrap();
+    }
     // FastCnpReceiver taps a whole stream but reads only header bytes of
     // the first beat (not the source MAC, traffic class, flow label, hop
     // limit) and `tkeep` lanes 1 and 5 of the second: waived for exactly

@@ -10,7 +10,7 @@ use crate::ports::{InPort, OutPort};
 use cngw_packet::parsed::{classify, FrameClass, ParsedHeader};
 use cngw_regmap::{
     control, feature, flow_command, flow_status, learn_control, offset, pe_control, tod_control,
-    Access, REGISTERS,
+    tunnel_control, Access, REGISTERS,
 };
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -910,6 +910,51 @@ impl GatewayModel {
                     emitted: Vec::new(),
                 };
             }
+        }
+        // PE-02/PE-06: the egress PE decapsulates on the way to dc_tx.
+        if port == InPort::WanRx
+            && self.reg(offset::TUNNEL_CONTROL) & tunnel_control::EGRESS_PE != 0
+        {
+            let mac = |hi: u32, lo: u32| {
+                let (h, l) = (hi.to_be_bytes(), lo.to_be_bytes());
+                [h[2], h[3], l[0], l[1], l[2], l[3]]
+            };
+            let cfg = crate::tunnel_decap::DecapConfig {
+                pe: crate::longhaul::gw_ipv6(&self.registers),
+                dst_mac: mac(
+                    self.reg(offset::TUNNEL_DC_MAC_HI),
+                    self.reg(offset::TUNNEL_DC_MAC_LO),
+                ),
+                src_mac: crate::longhaul::gw_mac(&self.registers),
+                table: if self.reg(offset::TUNNEL_CONTROL) & tunnel_control::OUTSIDE_DOMAIN != 0 {
+                    crate::tunnel_ecn::DecapTable::Rfc6040
+                } else {
+                    crate::tunnel_ecn::DecapTable::PreEcn
+                },
+            };
+            let d = crate::tunnel_decap::decapsulate_frame(&frame.data, &cfg);
+            for (hit, off) in [
+                (d.vxlan, offset::TUNNEL_DECAP_VXLAN),
+                (d.srv6, offset::TUNNEL_DECAP_SRV6),
+                (d.ecn_dropped, offset::TUNNEL_ECN_DROPS),
+                (d.light, offset::TUNNEL_LIGHT_MARKS),
+                (d.alarm, offset::TUNNEL_ECN_ALARMS),
+                (d.runt, offset::TUNNEL_RUNT_DROPS),
+            ] {
+                if hit {
+                    self.count(off);
+                }
+            }
+            let Some(data) = d.frame else {
+                return ModelOutput {
+                    parsed,
+                    emitted: Vec::new(),
+                };
+            };
+            out = Frame {
+                data,
+                user: frame.user,
+            };
         }
         self.count(tx);
         ModelOutput {

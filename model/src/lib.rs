@@ -15,6 +15,7 @@ pub mod meter;
 pub mod placement;
 pub mod ports;
 pub mod pre_ecn;
+pub mod tunnel_decap;
 pub mod tunnel_ecn;
 
 pub use gateway::{Frame, GatewayModel, ModelOutput};

@@ -216,6 +216,18 @@ pub mod fcn_control {
     pub const INGRESS_PE: u32 = 1 << 2;
 }
 
+/// Bits of `TUNNEL_CONTROL`: the tunnel roles of a PE (draft-he-fcn-in-wan,
+/// draft-hu-rtgwg-pre-ecn-wan), off after reset. Change them while the
+/// WAN input is idle.
+pub mod tunnel_control {
+    /// PE-02: egress PE: VXLAN and SRv6 frames to `GW_IPV6` on wan_rx are
+    /// decapsulated toward dc_tx, ECN per the decapsulation table.
+    pub const EGRESS_PE: u32 = 1 << 0;
+    /// PE-06: this egress PE's output leaves the pre-ECN domain: RFC 6040's
+    /// table (outer ECT(1) copied inward) instead of the draft's.
+    pub const OUTSIDE_DOMAIN: u32 = 1 << 1;
+}
+
 /// Bits of `FCN_RX_DOM0_CONTROL` / `FCN_RX_DOM1_CONTROL`.
 pub mod fcn_rx_dom_control {
     /// The prefix is in use.
@@ -507,6 +519,21 @@ const FCN_CONTROL_FIELDS: &[Field] = &[
         lsb: 2,
         width: 1,
         doc: "FCN-05: ingress PE: received Fast CNPs to GW_IPV6 become standard CNPs to the flow's sender",
+    },
+];
+
+const TUNNEL_CONTROL_FIELDS: &[Field] = &[
+    Field {
+        name: "egress_pe",
+        lsb: 0,
+        width: 1,
+        doc: "PE-02: decapsulate VXLAN and SRv6 frames to GW_IPV6 on wan_rx",
+    },
+    Field {
+        name: "outside_domain",
+        lsb: 1,
+        width: 1,
+        doc: "PE-06: the output leaves the pre-ECN domain: RFC 6040's decapsulation table",
     },
 ];
 
@@ -1026,6 +1053,24 @@ register_map! {
     FCN_RX_QUEUE_DROPS @ 0x6BC : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// FCN-05: received Fast CNPs whose flow has no learned source QP (no CNP).
     FCN_RX_NO_SQP @ 0x6C0 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Tunnel roles of a PE (PE-02, PE-06), all off after reset.
+    TUNNEL_CONTROL @ 0x6C4 : ReadWrite = 0, volatile = false, fields = TUNNEL_CONTROL_FIELDS;
+    /// PE-02: destination MAC of the Ethernet header put in front of an SRv6 tunnel's inner packet (the data-centre next hop), bytes 0..1 in bits 15..0.
+    TUNNEL_DC_MAC_HI @ 0x6C8 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Destination MAC bytes 2..5.
+    TUNNEL_DC_MAC_LO @ 0x6CC : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// PE-02: VXLAN frames decapsulated (runts included, ECN drops not).
+    TUNNEL_DECAP_VXLAN @ 0x6D0 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-02: SRv6 frames decapsulated (runts included, ECN drops not).
+    TUNNEL_DECAP_SRV6 @ 0x6D4 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-02: tunnelled frames dropped: Not-ECT inside, CE outside.
+    TUNNEL_ECN_DROPS @ 0x6D8 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-02: light congestion marks (outer ECT(1) inside the pre-ECN domain, not copied inward).
+    TUNNEL_LIGHT_MARKS @ 0x6DC : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-02/PE-06: ECN combinations RFC 6040 says to log (the drops included).
+    TUNNEL_ECN_ALARMS @ 0x6E0 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-02: tunnelled frames no longer than their outer headers (nothing sent).
+    TUNNEL_RUNT_DROPS @ 0x6E4 : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

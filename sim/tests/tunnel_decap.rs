@@ -11,11 +11,11 @@
 //! counted; every cell of both decapsulation tables; scapy's view of the
 //! inner headers; and the throughput, clock for clock.
 
+use cngw_model::tunnel_decap::{decapsulate_frame, DecapConfig};
 use cngw_model::tunnel_ecn::{decapsulate, DecapTable};
 use cngw_packet::bth::opcode;
 use cngw_packet::checksum::IPPROTO_UDP;
 use cngw_packet::frame::L4;
-use cngw_packet::ipv4::incremental_checksum_update;
 use cngw_packet::srh::SegmentRoutingHeader;
 use cngw_packet::udp::UdpDatagram;
 use cngw_packet::{
@@ -118,120 +118,28 @@ struct Job {
     user: bool,
 }
 
-fn be16(b: &[u8]) -> u16 {
-    u16::from_be_bytes([b[0], b[1]])
-}
-
-/// How the block sees a frame's outer headers (its documentation's rules).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Pass,
-    Vxlan,
-    /// Bytes removed, inner IPv6.
-    Srv6 {
-        drop: usize,
-        v6: bool,
-    },
-}
-
-fn classify(f: &[u8], cfg: &Config) -> Kind {
-    if f.len() < 64 || f[12..14] != [0x86, 0xdd] || f[14] >> 4 != 6 || f[38..54] != cfg.pe.octets()
-    {
-        return Kind::Pass;
-    }
-    match f[20] {
-        17 if f[56..58] == [0x12, 0xb5] => Kind::Vxlan,
-        43 if f[56] == 4 && f[57] == 0 && (2..=4).contains(&f[55]) && matches!(f[54], 4 | 41) => {
-            Kind::Srv6 {
-                drop: 62 + 8 * f[55] as usize,
-                v6: f[54] == 41,
-            }
-        }
-        _ => Kind::Pass,
-    }
-}
-
-/// The reference: the output frame (bytes, tuser) or none, and the pulses.
+/// The reference: the output frame (bytes, tuser) or none, and the pulses
+/// (`cngw_model::tunnel_decap`, which the gateway model uses too).
 fn expected(job: &Job, cfg: &Config) -> (Option<(Vec<u8>, bool)>, Counts) {
-    let f = &job.frame;
-    let mut c = Counts::default();
-    let kind = classify(f, cfg);
-    let (drop, mut out, ip_off, want_v6, type_ok) = match kind {
-        Kind::Pass => {
-            c.passed = 1;
-            return (Some((f.clone(), job.user)), c);
-        }
-        Kind::Vxlan => {
-            let tag = f.len() >= 84 && f[82..84] == [0x81, 0x00];
-            let et_at = if tag { 86 } else { 82 };
-            let et = if f.len() >= et_at + 2 {
-                be16(&f[et_at..])
-            } else {
-                0
-            };
-            (
-                70,
-                Vec::new(),
-                et_at + 2,
-                et == 0x86dd,
-                et == 0x86dd || et == 0x0800,
-            )
-        }
-        Kind::Srv6 { drop, v6 } => {
-            let mut eth = cfg.dst_mac.to_vec();
-            eth.extend_from_slice(&cfg.src_mac);
-            eth.extend_from_slice(if v6 { &[0x86, 0xdd] } else { &[0x08, 0x00] });
-            (drop, eth, drop, v6, true)
-        }
+    let d = decapsulate_frame(
+        &job.frame,
+        &DecapConfig {
+            pe: cfg.pe,
+            dst_mac: cfg.dst_mac,
+            src_mac: cfg.src_mac,
+            table: cfg.table(),
+        },
+    );
+    let c = Counts {
+        decap_vxlan: d.vxlan as u64,
+        decap_srv6: d.srv6 as u64,
+        passed: d.passed as u64,
+        ecn_dropped: d.ecn_dropped as u64,
+        light: d.light as u64,
+        alarm: d.alarm as u64,
+        runt_dropped: d.runt as u64,
     };
-    if let Kind::Srv6 { .. } = kind {
-        c.decap_srv6 = 1;
-    } else {
-        c.decap_vxlan = 1;
-    }
-    if f.len() <= drop {
-        c.runt_dropped = 1;
-        return (None, c);
-    }
-    let ip_ok = type_ok && f.len() >= ip_off + 12 && f[ip_off] >> 4 == if want_v6 { 6 } else { 4 };
-    let hlen = out.len();
-    out.extend_from_slice(&f[drop..]);
-    if ip_ok {
-        let outer = Ecn::from_bits(f[15] >> 4);
-        let inner = Ecn::from_bits(if want_v6 {
-            f[ip_off + 1] >> 4
-        } else {
-            f[ip_off + 1]
-        });
-        let d = decapsulate(inner, outer, cfg.table());
-        c.light = d.light as u64;
-        c.alarm = d.alarm as u64;
-        match d.inner {
-            None => {
-                c.decap_vxlan = 0;
-                c.decap_srv6 = 0;
-                c.ecn_dropped = 1;
-                return (None, c);
-            }
-            Some(new) if new != inner => {
-                let o = ip_off - drop + hlen;
-                if want_v6 {
-                    out[o + 1] = (out[o + 1] & 0xcf) | (new.bits() << 4);
-                } else {
-                    let old_word = be16(&out[o..]);
-                    out[o + 1] = (out[o + 1] & 0xfc) | new.bits();
-                    let sum = incremental_checksum_update(
-                        be16(&out[o + 10..]),
-                        old_word,
-                        be16(&out[o..]),
-                    );
-                    out[o + 10..o + 12].copy_from_slice(&sum.to_be_bytes());
-                }
-            }
-            Some(_) => {}
-        }
-    }
-    (Some((out, job.user)), c)
+    (d.frame.map(|f| (f, job.user)), c)
 }
 
 fn expected_counts(jobs: &[Job], cfg: &Config) -> Counts {
