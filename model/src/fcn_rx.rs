@@ -218,7 +218,5 @@ impl FcnRxModel {
 
 /// `FCN_CNP_MAC_HI`/`_LO`: the destination MAC of the ingress PE's CNPs.
 pub fn cnp_mac(r: &dyn Registers) -> [u8; 6] {
-    let hi = r.reg(offset::FCN_CNP_MAC_HI).to_be_bytes();
-    let lo = r.reg(offset::FCN_CNP_MAC_LO).to_be_bytes();
-    [hi[2], hi[3], lo[0], lo[1], lo[2], lo[3]]
+    crate::longhaul::mac_registers(r, offset::FCN_CNP_MAC_HI, offset::FCN_CNP_MAC_LO)
 }

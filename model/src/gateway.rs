@@ -915,15 +915,12 @@ impl GatewayModel {
         if port == InPort::WanRx
             && self.reg(offset::TUNNEL_CONTROL) & tunnel_control::EGRESS_PE != 0
         {
-            let mac = |hi: u32, lo: u32| {
-                let (h, l) = (hi.to_be_bytes(), lo.to_be_bytes());
-                [h[2], h[3], l[0], l[1], l[2], l[3]]
-            };
             let cfg = crate::tunnel_decap::DecapConfig {
                 pe: crate::longhaul::gw_ipv6(&self.registers),
-                dst_mac: mac(
-                    self.reg(offset::TUNNEL_DC_MAC_HI),
-                    self.reg(offset::TUNNEL_DC_MAC_LO),
+                dst_mac: crate::longhaul::mac_registers(
+                    &self.registers,
+                    offset::TUNNEL_DC_MAC_HI,
+                    offset::TUNNEL_DC_MAC_LO,
                 ),
                 src_mac: crate::longhaul::gw_mac(&self.registers),
                 table: if self.reg(offset::TUNNEL_CONTROL) & tunnel_control::OUTSIDE_DOMAIN != 0 {

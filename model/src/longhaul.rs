@@ -236,8 +236,14 @@ pub fn extension(r: &dyn Registers, timestamp: u64) -> Option<ExtensionStructure
 /// The gateway's MAC address (`GW_MAC_HI`/`_LO`): the source of its
 /// notifications.
 pub fn gw_mac(r: &dyn Registers) -> [u8; 6] {
-    let hi = r.reg(offset::GW_MAC_HI).to_be_bytes();
-    let lo = r.reg(offset::GW_MAC_LO).to_be_bytes();
+    mac_registers(r, offset::GW_MAC_HI, offset::GW_MAC_LO)
+}
+
+/// A MAC address held in a `*_MAC_HI` register (bytes 0..1 in bits 15..0)
+/// and a `*_MAC_LO` register (bytes 2..5).
+pub fn mac_registers(r: &dyn Registers, hi: u32, lo: u32) -> [u8; 6] {
+    let hi = r.reg(hi).to_be_bytes();
+    let lo = r.reg(lo).to_be_bytes();
     [hi[2], hi[3], lo[0], lo[1], lo[2], lo[3]]
 }
 
