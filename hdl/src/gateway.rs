@@ -55,7 +55,7 @@ use crate::learn::{CmEventSource, CmLearner, CmSnoop, PsnPairer};
 use crate::lh::{FormatTable, LhController, QueueKb, QueueMeter, TimeOfDay};
 use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
-use crate::pe::{TunnelDecap, TwoThreshold};
+use crate::pe::{IngressQueue, TunnelDecap, TunnelEncap, TwoThreshold};
 use crate::stats::FrameCounters;
 use crate::stream::{AxisSink, AxisSource, FrameFilter, FrameMux, HeaderSource, SkidBuffer};
 use cngw_regmap::{offset, REGISTERS};
@@ -252,7 +252,31 @@ const _: () = {
     assert!(REGISTERS[204].offset == offset::TUNNEL_LIGHT_MARKS);
     assert!(REGISTERS[205].offset == offset::TUNNEL_ECN_ALARMS);
     assert!(REGISTERS[206].offset == offset::TUNNEL_RUNT_DROPS);
-    assert!(REGISTERS.len() == 207);
+    assert!(REGISTERS[207].offset == offset::TUNNEL_NEXT_HOP_MAC_HI);
+    assert!(REGISTERS[208].offset == offset::TUNNEL_NEXT_HOP_MAC_LO);
+    assert!(REGISTERS[209].offset == offset::TUNNEL_REMOTE_0);
+    assert!(REGISTERS[210].offset == offset::TUNNEL_REMOTE_1);
+    assert!(REGISTERS[211].offset == offset::TUNNEL_REMOTE_2);
+    assert!(REGISTERS[212].offset == offset::TUNNEL_REMOTE_3);
+    assert!(REGISTERS[213].offset == offset::TUNNEL_VNI);
+    assert!(REGISTERS[214].offset == offset::TUNNEL_UDP_SPORT);
+    assert!(REGISTERS[215].offset == offset::TUNNEL_HOP_LIMIT);
+    assert!(REGISTERS[216].offset == offset::TUNNEL_MTU);
+    assert!(REGISTERS[217].offset == offset::TUNNEL_SID0_0);
+    assert!(REGISTERS[218].offset == offset::TUNNEL_SID0_1);
+    assert!(REGISTERS[219].offset == offset::TUNNEL_SID0_2);
+    assert!(REGISTERS[220].offset == offset::TUNNEL_SID0_3);
+    assert!(REGISTERS[221].offset == offset::TUNNEL_SID1_0);
+    assert!(REGISTERS[222].offset == offset::TUNNEL_SID1_1);
+    assert!(REGISTERS[223].offset == offset::TUNNEL_SID1_2);
+    assert!(REGISTERS[224].offset == offset::TUNNEL_SID1_3);
+    assert!(REGISTERS[225].offset == offset::TUNNEL_ENCAPSULATED);
+    assert!(REGISTERS[226].offset == offset::TUNNEL_NOT_IP_DROPS);
+    assert!(REGISTERS[227].offset == offset::TUNNEL_MTU_DROPS);
+    assert!(REGISTERS[228].offset == offset::TUNNEL_TRIMMED);
+    assert!(REGISTERS[229].offset == offset::TUNNEL_TRUNCATED);
+    assert!(REGISTERS[230].offset == offset::TUNNEL_OVERSIZE_CUTS);
+    assert!(REGISTERS.len() == 231);
 };
 
 #[derive(LogicBlock)]
@@ -335,6 +359,20 @@ pub struct Gateway {
     egress: Signal<Local, Bit>,
     decap_counts: Vec<DFF<Bits<32>>>,
     tunnel_lanes: Vec<Signal<Local, Bits<32>>>,
+    /// FCN-01/FCN-02/PE-01: the ingress PE's store-and-forward queue and
+    /// encapsulation between the CE marker and dc_out (bypassed unless
+    /// `TUNNEL_CONTROL.ingress_pe`); "a dc_rx frame's header" through the
+    /// five look-up clocks; its label; the tunnel registers in lane order
+    /// (next-hop MAC, remote PE, SID0, SID1); the counters (encapsulated,
+    /// not IP, MTU, trimmed, truncated, cut).
+    ingress_q: IngressQueue,
+    encap: TunnelEncap,
+    ingress: Signal<Local, Bit>,
+    dc_mid_ready: Signal<Local, Bit>,
+    frame_pipe: Vec<DFF<Bit>>,
+    flow_label: Signal<Local, Bits<20>>,
+    encap_counts: Vec<DFF<Bits<32>>>,
+    tun_lanes: Vec<Signal<Local, Bits<32>>>,
     // Second level.
     flow_table: GatewayFlowTable,
     queue_kb: QueueKb,
@@ -470,6 +508,14 @@ impl Default for Gateway {
             egress: Default::default(),
             decap_counts: (0..6).map(|_| Default::default()).collect(),
             tunnel_lanes: (0..2).map(|_| Default::default()).collect(),
+            ingress_q: Default::default(),
+            encap: Default::default(),
+            ingress: Default::default(),
+            dc_mid_ready: Default::default(),
+            frame_pipe: (0..5).map(|_| Default::default()).collect(),
+            flow_label: Default::default(),
+            encap_counts: (0..6).map(|_| Default::default()).collect(),
+            tun_lanes: (0..14).map(|_| Default::default()).collect(),
             flow_table: Default::default(),
             queue_kb: Default::default(),
             meter: Default::default(),
@@ -557,6 +603,8 @@ impl Logic for Gateway {
             wan_filter,
             fcn_tr,
             decap,
+            ingress_q,
+            encap,
             csr,
             flow_table,
             queue_kb,
@@ -604,10 +652,12 @@ impl Logic for Gateway {
         );
         for i in 0..6 {
             self.decap_counts[i].clock.next = self.clock.val();
+            self.encap_counts[i].clock.next = self.clock.val();
         }
         for i in 0..5 {
             self.pipe[i].clock.next = self.clock.val();
             self.psn_pipe[i].clock.next = self.clock.val();
+            self.frame_pipe[i].clock.next = self.clock.val();
         }
         self.flow_table.reset.next = self.reset.val();
         self.meter.reset.next = self.reset.val();
@@ -630,15 +680,53 @@ impl Logic for Gateway {
         self.csr.reset.next = self.reset.val();
 
         // dc_rx -> wan_tx: the parser watches what enters the CE marker.
+        // FCN-02/PE-01: in the ingress-PE role the marked frames wait in
+        // the ingress queue for their labels and are encapsulated.
         AxisSink::link(&mut self.dc_rx, &mut self.dc_in.s);
         AxisSource::join(&mut self.dc_in.m, &mut self.ce_marker.s);
-        AxisSource::join(&mut self.ce_marker.m, &mut self.dc_out.s);
         AxisSource::link(&mut self.wan_tx, &mut self.dc_out.m);
+        self.ingress.next = self.csr.values[198].val().get_bit(2);
+        self.dc_mid_ready.next = self.dc_out.s.tready.val();
+        if self.ingress.val() {
+            self.dc_mid_ready.next = self.ingress_q.s.tready.val();
+        }
+        self.ce_marker.m.tready.next = self.dc_mid_ready.val();
+        self.ingress_q.reset.next = self.reset.val() | !self.ingress.val();
+        self.ingress_q.s.tdata.next = self.ce_marker.m.tdata.val();
+        self.ingress_q.s.tkeep.next = self.ce_marker.m.tkeep.val();
+        self.ingress_q.s.tlast.next = self.ce_marker.m.tlast.val();
+        self.ingress_q.s.tuser.next = self.ce_marker.m.tuser.val();
+        self.ingress_q.s.tvalid.next = self.ce_marker.m.tvalid.val() & self.ingress.val();
+        self.encap.reset.next = self.reset.val() | !self.ingress.val();
+        self.encap.s.tdata.next = self.ingress_q.m.tdata.val();
+        self.encap.s.tkeep.next = self.ingress_q.m.tkeep.val();
+        self.encap.s.tlast.next = self.ingress_q.m.tlast.val();
+        self.encap.s.tuser.next = self.ingress_q.m.tuser.val();
+        self.encap.s.tvalid.next = self.ingress_q.m.tvalid.val();
+        self.ingress_q.m.tready.next = self.encap.s.tready.val();
+        // The queue offers a first beat only with its label: that is the
+        // frame's command.
+        self.encap.cmd_valid.next = self.ingress_q.m.tvalid.val();
+        self.encap.cmd_encap.next = true;
+        self.encap.cmd_label.next = self.ingress_q.m_label.val();
+        self.encap.m.tready.next = self.dc_out.s.tready.val() & self.ingress.val();
+        self.dc_out.s.tdata.next = self.ce_marker.m.tdata.val();
+        self.dc_out.s.tkeep.next = self.ce_marker.m.tkeep.val();
+        self.dc_out.s.tlast.next = self.ce_marker.m.tlast.val();
+        self.dc_out.s.tuser.next = self.ce_marker.m.tuser.val();
+        self.dc_out.s.tvalid.next = self.ce_marker.m.tvalid.val();
+        if self.ingress.val() {
+            self.dc_out.s.tdata.next = self.encap.m.tdata.val();
+            self.dc_out.s.tkeep.next = self.encap.m.tkeep.val();
+            self.dc_out.s.tlast.next = self.encap.m.tlast.val();
+            self.dc_out.s.tuser.next = self.encap.m.tuser.val();
+            self.dc_out.s.tvalid.next = self.encap.m.tvalid.val();
+        }
         self.dc_parser.tap.tdata.next = self.dc_in.m.tdata.val();
         self.dc_parser.tap.tkeep.next = self.dc_in.m.tkeep.val();
         self.dc_parser.tap.tlast.next = self.dc_in.m.tlast.val();
         self.dc_parser.tap.tvalid.next = self.dc_in.m.tvalid.val();
-        self.dc_parser.tap.tready.next = self.dc_out.s.tready.val();
+        self.dc_parser.tap.tready.next = self.dc_mid_ready.val();
 
         // LH-04: first level, CE marking while the queue is above K_min.
         self.above_k_min.d.next = self.csr.values[4].val().get_bit(0)
@@ -693,7 +781,7 @@ impl Logic for Gateway {
         self.dc_snoop.tdata.next = self.dc_in.m.tdata.val();
         self.dc_snoop.tlast.next = self.dc_in.m.tlast.val();
         self.dc_snoop.tvalid.next = self.dc_in.m.tvalid.val();
-        self.dc_snoop.tready.next = self.dc_out.s.tready.val();
+        self.dc_snoop.tready.next = self.dc_mid_ready.val();
         self.dc_snoop.hdr_valid.next = self.dc_hdr.valid.val();
         self.dc_snoop.hdr_class.next = self.dc_hdr.class.val();
         self.dc_snoop.hdr_opcode.next = self.dc_hdr.opcode.val();
@@ -927,7 +1015,7 @@ impl Logic for Gateway {
         // bits, saturating at 65535), ready when its parsed header appears.
         self.dc_keep_count.next = 0.into();
         self.dc_acc_sum.next = bit_cast::<18, 17>(self.dc_acc.q.val());
-        if self.dc_in.m.tvalid.val() & self.dc_out.s.tready.val() {
+        if self.dc_in.m.tvalid.val() & self.dc_mid_ready.val() {
             for i in 0..64 {
                 if self.dc_in.m.tkeep.val().get_bit(i) {
                     self.dc_keep_count.next = self.dc_keep_count.val() + 1;
@@ -1192,10 +1280,34 @@ impl Logic for Gateway {
         self.pipe[2].d.next = self.pipe[1].q.val();
         self.pipe[3].d.next = self.pipe[2].q.val();
         self.pipe[4].d.next = self.pipe[3].q.val();
+        // FCN-01/FCN-02: every dc_rx frame's label, in frame order, five
+        // clocks after its header: its flow's place from the data-path
+        // look-up (RoCEv2 frames whose flow is in the table), else 0.
+        self.frame_pipe[0].d.next = self.dc_hdr.valid.val();
+        self.frame_pipe[1].d.next = self.frame_pipe[0].q.val();
+        self.frame_pipe[2].d.next = self.frame_pipe[1].q.val();
+        self.frame_pipe[3].d.next = self.frame_pipe[2].q.val();
+        self.frame_pipe[4].d.next = self.frame_pipe[3].q.val();
+        self.flow_label.next = (bit_cast::<20, 12>(self.flow_table.resp_bucket.val()) << 2)
+            + bit_cast::<20, 2>(self.flow_table.resp_slot.val().get_bits::<2>(0))
+            + 1;
+        if self.flow_table.resp_in_stash.val() {
+            self.flow_label.next = bit_cast::<20, 4>(self.flow_table.resp_slot.val()) + 16385;
+        }
+        if !(self.flow_table.resp_valid.val()
+            & self.pipe[4].q.val().get_bit(193)
+            & !self.flow_table.resp_dropped.val()
+            & !self.flow_table.resp_failed.val())
+        {
+            self.flow_label.next = 0.into();
+        }
+        self.ingress_q.lbl_valid.next = self.frame_pipe[4].q.val();
+        self.ingress_q.lbl_label.next = self.flow_label.val();
         if self.reset.val() {
             for i in 0..5 {
                 self.pipe[i].d.next = 0.into();
                 self.psn_pipe[i].d.next = 0.into();
+                self.frame_pipe[i].d.next = false;
             }
             self.cmd_pending.d.next = false;
         }
@@ -1350,6 +1462,82 @@ impl Logic for Gateway {
         if self.reset.val() | self.csr.values[5].val().get_bit(0) {
             for i in 0..6 {
                 self.decap_counts[i].d.next = 0.into();
+            }
+        }
+        // FCN-02/PE-01: the ingress PE's tunnel (TUNNEL_CONTROL bits 3..5,
+        // TUNNEL_NEXT_HOP_MAC_*, _REMOTE_*, _VNI, _UDP_SPORT, _HOP_LIMIT,
+        // _MTU, _SID0_*, _SID1_*: registers 207..224) and counters.
+        self.tun_lanes[0].next =
+            (self.csr.values[207].val() >> 8) & 0xFF | ((self.csr.values[207].val() << 8) & 0xFF00);
+        self.tun_lanes[1].next = (self.csr.values[208].val() >> 24)
+            | ((self.csr.values[208].val() >> 8) & 0xFF00)
+            | ((self.csr.values[208].val() << 8) & 0xFF_0000)
+            | (self.csr.values[208].val() << 24);
+        for i in 0..4 {
+            self.tun_lanes[2 + i].next = (self.csr.values[209 + i].val() >> 24)
+                | ((self.csr.values[209 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[209 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[209 + i].val() << 24);
+            self.tun_lanes[6 + i].next = (self.csr.values[217 + i].val() >> 24)
+                | ((self.csr.values[217 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[217 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[217 + i].val() << 24);
+            self.tun_lanes[10 + i].next = (self.csr.values[221 + i].val() >> 24)
+                | ((self.csr.values[221 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[221 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[221 + i].val() << 24);
+        }
+        self.encap.tun_srv6.next = self.csr.values[198].val().get_bit(3);
+        self.encap.tun_two_sids.next = self.csr.values[198].val().get_bit(4);
+        self.encap.tun_compat.next = self.csr.values[198].val().get_bit(5);
+        self.encap.tun_dst_mac.next = bit_cast::<48, 32>(self.tun_lanes[0].val())
+            | (bit_cast::<48, 32>(self.tun_lanes[1].val()) << 16);
+        self.encap.tun_src_mac.next = self.gw_mac.val();
+        self.encap.tun_src_ipv6.next = self.gw_ipv6.val();
+        self.encap.tun_remote_ipv6.next = bit_cast::<128, 32>(self.tun_lanes[2].val())
+            | (bit_cast::<128, 32>(self.tun_lanes[3].val()) << 32)
+            | (bit_cast::<128, 32>(self.tun_lanes[4].val()) << 64)
+            | (bit_cast::<128, 32>(self.tun_lanes[5].val()) << 96);
+        self.encap.tun_sid0.next = bit_cast::<128, 32>(self.tun_lanes[6].val())
+            | (bit_cast::<128, 32>(self.tun_lanes[7].val()) << 32)
+            | (bit_cast::<128, 32>(self.tun_lanes[8].val()) << 64)
+            | (bit_cast::<128, 32>(self.tun_lanes[9].val()) << 96);
+        self.encap.tun_sid1.next = bit_cast::<128, 32>(self.tun_lanes[10].val())
+            | (bit_cast::<128, 32>(self.tun_lanes[11].val()) << 32)
+            | (bit_cast::<128, 32>(self.tun_lanes[12].val()) << 64)
+            | (bit_cast::<128, 32>(self.tun_lanes[13].val()) << 96);
+        self.encap.tun_vni.next = self.csr.values[213].val().get_bits::<24>(0);
+        self.encap.tun_udp_base.next = self.csr.values[214].val().get_bits::<16>(0);
+        self.encap.tun_udp_mask.next = self.csr.values[214].val().get_bits::<16>(16);
+        self.encap.tun_hop_limit.next = self.csr.values[215].val().get_bits::<8>(0);
+        self.encap.tun_mtu.next = self.csr.values[216].val().get_bits::<16>(0);
+        self.encap_counts[0].d.next = self.encap_counts[0].q.val();
+        if self.encap.encapsulated.val() {
+            self.encap_counts[0].d.next = self.encap_counts[0].q.val() + 1;
+        }
+        self.encap_counts[1].d.next = self.encap_counts[1].q.val();
+        if self.encap.dropped_not_ip.val() {
+            self.encap_counts[1].d.next = self.encap_counts[1].q.val() + 1;
+        }
+        self.encap_counts[2].d.next = self.encap_counts[2].q.val();
+        if self.encap.dropped_mtu.val() {
+            self.encap_counts[2].d.next = self.encap_counts[2].q.val() + 1;
+        }
+        self.encap_counts[3].d.next = self.encap_counts[3].q.val();
+        if self.encap.trimmed.val() {
+            self.encap_counts[3].d.next = self.encap_counts[3].q.val() + 1;
+        }
+        self.encap_counts[4].d.next = self.encap_counts[4].q.val();
+        if self.encap.truncated.val() {
+            self.encap_counts[4].d.next = self.encap_counts[4].q.val() + 1;
+        }
+        self.encap_counts[5].d.next = self.encap_counts[5].q.val();
+        if self.ingress_q.cut.val() {
+            self.encap_counts[5].d.next = self.encap_counts[5].q.val() + 1;
+        }
+        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+            for i in 0..6 {
+                self.encap_counts[i].d.next = 0.into();
             }
         }
         self.builder.job_kind.next = self.lh.job_kind.val();
@@ -1509,6 +1697,7 @@ impl Logic for Gateway {
         self.csr.status[197].next = self.fcn_tr.no_sqp.val();
         for i in 0..6 {
             self.csr.status[201 + i].next = self.decap_counts[i].q.val();
+            self.csr.status[225 + i].next = self.encap_counts[i].q.val();
         }
         self.csr.status[147].next = self.tod.captured.val().get_bits::<32>(32);
         self.csr.status[148].next = self.tod.captured.val().get_bits::<32>(0);

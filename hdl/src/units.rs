@@ -65,5 +65,9 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
             "tunnel_decap",
             verilog_of(crate::pe::TunnelDecap::default()),
         ),
+        (
+            "ingress_queue",
+            verilog_of(crate::pe::IngressQueue::default()),
+        ),
     ]
 }

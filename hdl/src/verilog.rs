@@ -138,7 +138,10 @@ pub fn wrapper_named(name: &str, ports: &[Port]) -> String {
 /// - UNUSEDSIGNAL on partly used decode locals (`l4`, `ipv4_flags_frag`):
 ///   rust-hdl has no sub-range locals, so the parser reads slices of wider ones.
 /// - UNUSEDSIGNAL on the Fast CNP receiver's source and level outputs, and
-///   UNOPTFLAT on its claim (a false loop through block-level evaluation).
+///   UNOPTFLAT on its claim (a false loop through block-level evaluation);
+///   the same for the decapsulation and the ingress PE's queue and
+///   encapsulation, and UNUSEDSIGNAL on the encapsulation outputs the
+///   ingress PE cannot raise.
 /// - UNUSEDSIGNAL on the exact unused bit ranges of `FastCnpReceiver`'s
 ///   `tdata` and `tkeep` (a tap that needs only header bytes).
 pub fn lint_waivers() -> String {
@@ -172,6 +175,15 @@ pub fn lint_waivers() -> String {
         // Frames the egress PE passes unchanged are counted by wan_rx's
         // counters already.
         "decap$passed",
+        // The ingress PE's label FIFO cannot fill (labels waiting never
+        // outnumber the frames stored, IngressQueue's documentation).
+        "labels$full",
+        // The ingress queue offers a first beat only with its label (the
+        // command), so the encapsulation takes both together; every frame
+        // is encapsulated (no pass-through) and none is empty.
+        "encap$cmd_ready",
+        "encap$passed",
+        "encap$empty_dropped",
     ] {
         writeln!(
             v,
@@ -187,7 +199,23 @@ pub fn lint_waivers() -> String {
     // The same at the egress PE's decapsulation: the filter's `m.tvalid`
     // does not depend on its `m.tready`, nor the decapsulation's `s.tready`
     // on anything the filter computes from it, but each block is one vertex.
-    for signal in ["fcn_rx$claim", "wan_filter$m$tready", "decap$s$tready"] {
+    // The ingress PE's path likewise: the ingress queue's `s.tready` and
+    // `m.tvalid` and its FIFOs' `full` and `empty` come from registers,
+    // the encapsulation's `s.tready` from its registers and the command
+    // (the queue's registered `m.tvalid`), the CE marker's `s.tready` is
+    // its `m.tready`; the blocks that read them are single vertices.
+    for signal in [
+        "fcn_rx$claim",
+        "wan_filter$m$tready",
+        "decap$s$tready",
+        "beats$push",
+        "beats$full",
+        "beats$empty",
+        "labels$empty",
+        "ce_marker$m$tready",
+        "ingress_q$s$tready",
+        "encap$s$tready",
+    ] {
         writeln!(
             v,
             "lint_off -rule UNOPTFLAT -file \"{core}\" -match \"*'*{signal}'*\""

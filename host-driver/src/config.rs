@@ -81,6 +81,21 @@
 //! rx_bucket = { refill_clocks = 3222, depth = 8 } # FCN-06: at most one received Fast CNP turned into a CNP every N clocks
 //! cnp_mac = "02:00:00:00:0d:c0" # destination MAC of those CNPs (the data-centre next hop)
 //!
+//! [tunnel]                     # FCN-02/PE-01 ingress PE, PE-02/PE-06 egress PE (roles off if left out)
+//! ingress_pe = true            # encapsulate every frame from dc_rx toward the WAN (outer flow label = the flow's label)
+//! kind = "vxlan"               # the ingress tunnel: "vxlan" (needs remote) or "srv6" (needs segments)
+//! remote = "2001:db8:2::1"     # VXLAN: the egress PE, outer destination
+//! vni = 4096                   # VXLAN network identifier, 0..=16777215
+//! udp_sport = { base = 0xC000, mask = 0x3FFF }   # VXLAN UDP source port: base & !mask | label & mask
+//! segments = ["fc00:2::1"]     # SRv6: 1 or 2 SIDs in visiting order; the first is the outer destination
+//! hop_limit = 64               # outer hop limit, 1..=255
+//! mtu = 9000                   # largest outer IPv6 packet, 1280..=65535; larger frames are dropped and counted
+//! compat = false               # RFC 6040 compatibility mode (outer Not-ECT); false: normal mode
+//! next_hop_mac = "02:00:00:00:0e:01" # destination MAC of tunnelled frames (the WAN next hop)
+//! egress_pe = true             # decapsulate VXLAN and SRv6 frames to GW_IPV6 from the WAN
+//! outside_domain = false       # PE-06: the egress output leaves the pre-ECN domain (RFC 6040's table)
+//! dc_mac = "02:00:00:00:0d:01" # egress: destination MAC put in front of SRv6 inner packets
+//!
 //! [adjust]                     # LH-11 loop of `cngw adjust` (`apply` only validates it); every key optional
 //! alpha_min = 0.25             # alpha stays in [alpha_min, alpha_max] (8.8 steps)
 //! alpha_max = 1.0
@@ -130,7 +145,9 @@ use crate::meter::{drain_q16, v_ecn_q16, MeterSettings, QueueSource, NEVER};
 use crate::thresholds::{compute_thresholds, q8_8_to_alpha, KMin, ThresholdInput, Thresholds};
 use crate::units::{parse_bytes, parse_duration, parse_rate};
 use cngw_packet::longhaul::Action;
-use cngw_regmap::{by_name, by_offset, fcn_control, learn_control, offset, pe_control};
+use cngw_regmap::{
+    by_name, by_offset, fcn_control, learn_control, offset, pe_control, tunnel_control,
+};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -170,6 +187,9 @@ pub struct Config {
     /// Fast CNP (FCN-03..FCN-06): the congested WAN node.
     #[serde(default)]
     pub fast_cnp: Option<FastCnpConfig>,
+    /// The tunnel roles (FCN-02, PE-01, PE-02, PE-06).
+    #[serde(default)]
+    pub tunnel: Option<TunnelConfig>,
     /// Raw register values by register name.
     #[serde(default)]
     pub registers: BTreeMap<String, toml::Value>,
@@ -624,6 +644,225 @@ impl FastCnpConfig {
             }
         }
         writes
+    }
+}
+
+/// `udp_sport` of `[tunnel]`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UdpSportConfig {
+    pub base: Option<toml::Value>,
+    pub mask: Option<toml::Value>,
+}
+
+/// The `[tunnel]` table (FCN-02, PE-01, PE-02, PE-06); every key optional.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TunnelConfig {
+    /// The ingress PE role (`TUNNEL_CONTROL.ingress_pe`).
+    pub ingress_pe: Option<bool>,
+    /// "vxlan" or "srv6".
+    pub kind: Option<String>,
+    /// VXLAN: the remote PE (IPv6).
+    pub remote: Option<String>,
+    pub vni: Option<toml::Value>,
+    pub udp_sport: Option<UdpSportConfig>,
+    /// SRv6: one or two SIDs in visiting order.
+    pub segments: Option<Vec<String>>,
+    pub hop_limit: Option<toml::Value>,
+    pub mtu: Option<toml::Value>,
+    /// RFC 6040 compatibility mode.
+    pub compat: Option<bool>,
+    /// Destination MAC of tunnelled frames.
+    pub next_hop_mac: Option<String>,
+    /// The egress PE role (`TUNNEL_CONTROL.egress_pe`).
+    pub egress_pe: Option<bool>,
+    /// PE-06: RFC 6040's decapsulation table.
+    pub outside_domain: Option<bool>,
+    /// Egress: destination MAC in front of SRv6 inner packets.
+    pub dc_mac: Option<String>,
+}
+
+/// An IPv6 address for a tunnel key, as four register words (first byte
+/// in bits 31..24 of the first).
+fn tunnel_ipv6(issues: &mut Issues, key: String, text: &str) -> Option<[u32; 4]> {
+    let a: std::net::Ipv6Addr = match text.parse() {
+        Ok(a) => a,
+        Err(_) => {
+            issues.add(key, format!("{text:?} is not an IPv6 address"));
+            return None;
+        }
+    };
+    if a.is_unspecified() || a.is_multicast() || a.to_ipv4_mapped().is_some() {
+        issues.add(
+            key,
+            format!("{a}: a tunnel endpoint is a unicast IPv6 address"),
+        );
+        return None;
+    }
+    let o = a.octets();
+    Some(std::array::from_fn(|i| {
+        u32::from_be_bytes([o[4 * i], o[4 * i + 1], o[4 * i + 2], o[4 * i + 3]])
+    }))
+}
+
+/// A MAC address key as `*_MAC_HI`/`*_MAC_LO` writes.
+fn mac_writes(issues: &mut Issues, key: &str, text: &str, hi: u32, lo: u32) -> Vec<(u32, u32)> {
+    match crate::longhaul::parse_mac(text) {
+        Ok(mac) => vec![
+            (hi, u16::from_be_bytes([mac[0], mac[1]]) as u32),
+            (lo, u32::from_be_bytes([mac[2], mac[3], mac[4], mac[5]])),
+        ],
+        Err(e) => {
+            issues.add(key, e);
+            Vec::new()
+        }
+    }
+}
+
+impl TunnelConfig {
+    /// The tunnel's parameter writes (any order), or the issues found.
+    fn writes(&self, issues: &mut Issues) -> Vec<(u32, u32)> {
+        let mut writes = Vec::new();
+        let srv6 = match self.kind.as_deref() {
+            None => None,
+            Some("vxlan") => Some(false),
+            Some("srv6") => Some(true),
+            Some(other) => {
+                issues.add(
+                    "tunnel.kind",
+                    format!("{other:?}: the tunnel kinds are \"vxlan\" and \"srv6\""),
+                );
+                None
+            }
+        };
+        if self.ingress_pe == Some(true) {
+            match (srv6, &self.remote, &self.segments) {
+                (None, ..) if self.kind.is_none() => issues.add(
+                    "tunnel.kind",
+                    "the ingress PE needs its tunnel: kind = \"vxlan\" or \"srv6\"",
+                ),
+                (Some(false), None, _) => issues.add(
+                    "tunnel.remote",
+                    "a VXLAN tunnel needs the remote PE's IPv6 address",
+                ),
+                (Some(true), _, None) => issues.add(
+                    "tunnel.segments",
+                    "an SRv6 tunnel needs its segment list (1 or 2 SIDs)",
+                ),
+                _ => {}
+            }
+            if self.next_hop_mac.is_none() {
+                issues.add(
+                    "tunnel.next_hop_mac",
+                    "the ingress PE needs the destination MAC of its tunnelled frames",
+                );
+            }
+        }
+        if let Some(text) = &self.remote {
+            if let Some(words) = tunnel_ipv6(issues, "tunnel.remote".into(), text) {
+                for (i, w) in words.into_iter().enumerate() {
+                    writes.push((offset::TUNNEL_REMOTE_0 + 4 * i as u32, w));
+                }
+            }
+        }
+        if let Some(segments) = &self.segments {
+            if segments.is_empty() || segments.len() > 2 {
+                issues.add(
+                    "tunnel.segments",
+                    format!(
+                        "{} SIDs given; the PE sends paths of 1 or 2",
+                        segments.len()
+                    ),
+                );
+            }
+            let firsts = [offset::TUNNEL_SID0_0, offset::TUNNEL_SID1_0];
+            for (i, (text, first)) in segments.iter().zip(firsts).enumerate() {
+                if let Some(words) = tunnel_ipv6(issues, format!("tunnel.segments[{i}]"), text) {
+                    for (w, word) in words.into_iter().enumerate() {
+                        writes.push((first + 4 * w as u32, word));
+                    }
+                }
+            }
+        }
+        if let Some(v) = &self.vni {
+            if let Some(n) = int_field(issues, "tunnel.vni".into(), v, 0, 0xFF_FFFF) {
+                writes.push((offset::TUNNEL_VNI, n as u32));
+            }
+        }
+        if let Some(sport) = &self.udp_sport {
+            let base = sport.base.as_ref().map_or(Some(0), |v| {
+                int_field(issues, "tunnel.udp_sport.base".into(), v, 0, 0xFFFF)
+            });
+            let mask = sport.mask.as_ref().map_or(Some(0), |v| {
+                int_field(issues, "tunnel.udp_sport.mask".into(), v, 0, 0xFFFF)
+            });
+            if let (Some(base), Some(mask)) = (base, mask) {
+                writes.push((offset::TUNNEL_UDP_SPORT, (mask << 16 | base) as u32));
+            }
+        }
+        if let Some(v) = &self.hop_limit {
+            if let Some(n) = int_field(issues, "tunnel.hop_limit".into(), v, 1, 255) {
+                writes.push((offset::TUNNEL_HOP_LIMIT, n as u32));
+            }
+        }
+        if let Some(v) = &self.mtu {
+            if let Some(n) = int_field(issues, "tunnel.mtu".into(), v, 1280, 0xFFFF) {
+                writes.push((offset::TUNNEL_MTU, n as u32));
+            }
+        }
+        if let Some(text) = &self.next_hop_mac {
+            writes.extend(mac_writes(
+                issues,
+                "tunnel.next_hop_mac",
+                text,
+                offset::TUNNEL_NEXT_HOP_MAC_HI,
+                offset::TUNNEL_NEXT_HOP_MAC_LO,
+            ));
+        }
+        if let Some(text) = &self.dc_mac {
+            writes.extend(mac_writes(
+                issues,
+                "tunnel.dc_mac",
+                text,
+                offset::TUNNEL_DC_MAC_HI,
+                offset::TUNNEL_DC_MAC_LO,
+            ));
+        }
+        writes
+    }
+
+    /// `TUNNEL_CONTROL`, written after every other tunnel register so a
+    /// role starts with its whole tunnel in place (`None`: no key sets it).
+    fn control(&self) -> Option<u32> {
+        let keys = [
+            self.ingress_pe,
+            self.egress_pe,
+            self.outside_domain,
+            self.compat,
+        ];
+        if keys.iter().all(Option::is_none) && self.kind.is_none() && self.segments.is_none() {
+            return None;
+        }
+        let mut c = 0;
+        let bits = [
+            (self.ingress_pe, tunnel_control::INGRESS_PE),
+            (self.egress_pe, tunnel_control::EGRESS_PE),
+            (self.outside_domain, tunnel_control::OUTSIDE_DOMAIN),
+            (self.compat, tunnel_control::COMPAT),
+        ];
+        for (on, bit) in bits {
+            if on == Some(true) {
+                c |= bit;
+            }
+        }
+        if self.kind.as_deref() == Some("srv6") {
+            c |= tunnel_control::SRV6;
+        }
+        if self.segments.as_ref().is_some_and(|s| s.len() == 2) {
+            c |= tunnel_control::TWO_SIDS;
+        }
+        Some(c)
     }
 }
 
@@ -1312,6 +1551,10 @@ impl Config {
             let writes = fast_cnp.writes(&mut issues);
             typed_writes(&mut issues, "fast_cnp", writes);
         }
+        if let Some(tunnel) = &self.tunnel {
+            let writes = tunnel.writes(&mut issues);
+            typed_writes(&mut issues, "tunnel", writes);
+        }
         let mut flows = Vec::new();
         if let Some(flows_config) = &self.flows {
             if let Some(timeout) = &flows_config.age_timeout {
@@ -1397,6 +1640,11 @@ impl Config {
                 claim(&mut issues, offset, "fast_cnp.domain".to_string());
             }
             formats.extend(writes);
+        }
+        // The tunnel roles switch on once their tunnel is written.
+        if let Some(control) = self.tunnel.as_ref().and_then(TunnelConfig::control) {
+            claim(&mut issues, offset::TUNNEL_CONTROL, "tunnel".to_string());
+            formats.push((offset::TUNNEL_CONTROL, control));
         }
 
         // [adjust]: no writes; its bounds must hold the alpha [port.0] sets.

@@ -1379,3 +1379,151 @@ fn fcn_06_config_rejects_bad_ingress_pe_values() {
         );
     }
 }
+
+/// FCN-02/PE-01/PE-02: `[tunnel]` writes the ingress PE's tunnel (VXLAN
+/// and SRv6) and the egress settings, and switches the roles on only after
+/// every other tunnel register is written.
+#[test]
+fn fcn_02_config_tunnel_plan() {
+    use cngw_regmap::tunnel_control as tc;
+    let config = Config::parse(
+        r#"
+[tunnel]
+ingress_pe = true
+kind = "vxlan"
+remote = "2001:db8:2::1"
+vni = 0x123456
+udp_sport = { base = 0xC000, mask = 0x3FFF }
+hop_limit = 32
+mtu = 1500
+next_hop_mac = "02:00:00:00:0e:01"
+egress_pe = true
+dc_mac = "02:00:00:00:0d:01"
+"#,
+    )
+    .unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    let bus = dev.bus();
+    for (off, want) in [
+        (offset::TUNNEL_CONTROL, tc::INGRESS_PE | tc::EGRESS_PE),
+        (offset::TUNNEL_REMOTE_0, 0x2001_0db8),
+        (offset::TUNNEL_REMOTE_1, 0x0002_0000),
+        (offset::TUNNEL_REMOTE_3, 1),
+        (offset::TUNNEL_VNI, 0x12_3456),
+        (offset::TUNNEL_UDP_SPORT, 0x3FFF_C000),
+        (offset::TUNNEL_HOP_LIMIT, 32),
+        (offset::TUNNEL_MTU, 1500),
+        (offset::TUNNEL_NEXT_HOP_MAC_HI, 0x0200),
+        (offset::TUNNEL_NEXT_HOP_MAC_LO, 0x0000_0e01),
+        (offset::TUNNEL_DC_MAC_HI, 0x0200),
+        (offset::TUNNEL_DC_MAC_LO, 0x0000_0d01),
+    ] {
+        assert_eq!(bus.peek(off), Some(want), "{off:#x}");
+    }
+    // The roles come on after the tunnel's registers.
+    let log = bus.write_log();
+    let control = log
+        .iter()
+        .position(|w| w.0 == offset::TUNNEL_CONTROL)
+        .unwrap();
+    for (i, w) in log.iter().enumerate() {
+        let tunnel_reg = (offset::TUNNEL_DC_MAC_HI..=offset::TUNNEL_SID1_3).contains(&w.0);
+        assert!(
+            !tunnel_reg || i < control,
+            "{:#x} written after the role",
+            w.0
+        );
+    }
+    // SRv6 with two SIDs in compatibility mode.
+    let config = Config::parse(
+        r#"
+[tunnel]
+ingress_pe = true
+kind = "srv6"
+segments = ["fc00:2::100", "fc00:3::200"]
+compat = true
+next_hop_mac = "02:00:00:00:0e:01"
+"#,
+    )
+    .unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    let bus = dev.bus();
+    for (off, want) in [
+        (
+            offset::TUNNEL_CONTROL,
+            tc::INGRESS_PE | tc::SRV6 | tc::TWO_SIDS | tc::COMPAT,
+        ),
+        (offset::TUNNEL_SID0_0, 0xfc00_0002),
+        (offset::TUNNEL_SID0_3, 0x100),
+        (offset::TUNNEL_SID1_0, 0xfc00_0003),
+        (offset::TUNNEL_SID1_3, 0x200),
+        (offset::TUNNEL_MTU, 9000),
+        (offset::TUNNEL_HOP_LIMIT, 64),
+    ] {
+        assert_eq!(bus.peek(off), Some(want), "{off:#x}");
+    }
+}
+
+/// FCN-02: bad `[tunnel]` values are refused before any write.
+#[test]
+fn fcn_02_config_rejects_bad_tunnel_values() {
+    let mac = "next_hop_mac = \"02:00:00:00:0e:01\"";
+    for (text, key) in [
+        (format!("[tunnel]\ningress_pe = true\n{mac}"), "tunnel.kind"),
+        (
+            format!("[tunnel]\ningress_pe = true\nkind = \"gre\"\n{mac}"),
+            "tunnel.kind",
+        ),
+        (
+            format!("[tunnel]\ningress_pe = true\nkind = \"vxlan\"\n{mac}"),
+            "tunnel.remote",
+        ),
+        (
+            format!("[tunnel]\ningress_pe = true\nkind = \"srv6\"\n{mac}"),
+            "tunnel.segments",
+        ),
+        (
+            "[tunnel]\ningress_pe = true\nkind = \"vxlan\"\nremote = \"2001:db8::1\"".into(),
+            "tunnel.next_hop_mac",
+        ),
+        ("[tunnel]\nremote = \"10.0.0.1\"".into(), "tunnel.remote"),
+        (
+            "[tunnel]\nremote = \"::ffff:10.0.0.1\"".into(),
+            "tunnel.remote",
+        ),
+        ("[tunnel]\nremote = \"ff02::1\"".into(), "tunnel.remote"),
+        ("[tunnel]\nsegments = []".into(), "tunnel.segments"),
+        (
+            "[tunnel]\nsegments = [\"fc00::1\", \"fc00::2\", \"fc00::3\"]".into(),
+            "tunnel.segments",
+        ),
+        (
+            "[tunnel]\nsegments = [\"fc00::1\", \"nonsense\"]".into(),
+            "tunnel.segments[1]",
+        ),
+        ("[tunnel]\nvni = 16777216".into(), "tunnel.vni"),
+        (
+            "[tunnel]\nudp_sport = { base = 65536 }".into(),
+            "tunnel.udp_sport.base",
+        ),
+        ("[tunnel]\nhop_limit = 0".into(), "tunnel.hop_limit"),
+        ("[tunnel]\nmtu = 1279".into(), "tunnel.mtu"),
+        (
+            "[tunnel]\nnext_hop_mac = \"02:00\"".into(),
+            "tunnel.next_hop_mac",
+        ),
+        ("[tunnel]\ndc_mac = \"zz\"".into(), "tunnel.dc_mac"),
+        (
+            "[tunnel]\negress_pe = true\n[registers]\nTUNNEL_CONTROL = 1".into(),
+            "TUNNEL_CONTROL",
+        ),
+    ] {
+        let err = rejected(&text);
+        assert!(
+            err.to_string().contains(key),
+            "{text:?} should be rejected at {key}: {err}"
+        );
+    }
+}

@@ -953,6 +953,48 @@ impl GatewayModel {
                 user: frame.user,
             };
         }
+        // FCN-01/FCN-02/PE-01: the ingress PE encapsulates toward wan_tx,
+        // the outer flow label the label of the frame's flow (its place,
+        // given by this frame's own look-up), 0 for other frames.
+        if port == InPort::DcRx
+            && self.reg(offset::TUNNEL_CONTROL) & tunnel_control::INGRESS_PE != 0
+        {
+            use crate::tunnel_encap::{encapsulate_frame, EncapConfig, EncapFate, QUEUE_CUT_BYTES};
+            if out.data.len() > QUEUE_CUT_BYTES {
+                out.data.truncate(QUEUE_CUT_BYTES);
+                out.user = true;
+                self.count(offset::TUNNEL_OVERSIZE_CUTS);
+            }
+            let label = match parsed.class {
+                FrameClass::Roce => self.flow_label(&FlowKey::of_header(&parsed)).unwrap_or(0),
+                _ => 0,
+            };
+            let cfg = EncapConfig::of_registers(self.registers.view());
+            let e = encapsulate_frame(&out.data, out.user, label, &cfg);
+            if e.trimmed {
+                self.count(offset::TUNNEL_TRIMMED);
+            }
+            if e.truncated {
+                self.count(offset::TUNNEL_TRUNCATED);
+            }
+            match e.fate {
+                EncapFate::Sent { bytes, user } => {
+                    self.count(offset::TUNNEL_ENCAPSULATED);
+                    out = Frame { data: bytes, user };
+                }
+                EncapFate::DroppedNotIp | EncapFate::DroppedMtu => {
+                    self.count(if e.fate == EncapFate::DroppedMtu {
+                        offset::TUNNEL_MTU_DROPS
+                    } else {
+                        offset::TUNNEL_NOT_IP_DROPS
+                    });
+                    return ModelOutput {
+                        parsed,
+                        emitted: Vec::new(),
+                    };
+                }
+            }
+        }
         self.count(tx);
         ModelOutput {
             parsed,

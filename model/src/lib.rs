@@ -17,6 +17,7 @@ pub mod ports;
 pub mod pre_ecn;
 pub mod tunnel_decap;
 pub mod tunnel_ecn;
+pub mod tunnel_encap;
 
 pub use gateway::{Frame, GatewayModel, ModelOutput};
 pub use learning::{Binding, Learner, LearnerConfig, LearnerCounters, Method};

@@ -249,9 +249,15 @@ pub fn mac_registers(r: &dyn Registers, hi: u32, lo: u32) -> [u8; 6] {
 
 /// The gateway's IPv6 address (`GW_IPV6_0..3`, most significant word first).
 pub fn gw_ipv6(r: &dyn Registers) -> Ipv6Addr {
+    ipv6_registers(r, offset::GW_IPV6_0)
+}
+
+/// An IPv6 address held in four registers from `first` (bytes 0..3 first,
+/// the first byte in bits 31..24).
+pub fn ipv6_registers(r: &dyn Registers, first: u32) -> Ipv6Addr {
     let mut a = [0u8; 16];
     for i in 0..4 {
-        a[4 * i..4 * i + 4].copy_from_slice(&r.reg(offset::GW_IPV6_0 + 4 * i as u32).to_be_bytes());
+        a[4 * i..4 * i + 4].copy_from_slice(&r.reg(first + 4 * i as u32).to_be_bytes());
     }
     Ipv6Addr::from(a)
 }

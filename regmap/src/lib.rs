@@ -226,6 +226,18 @@ pub mod tunnel_control {
     /// PE-06: this egress PE's output leaves the pre-ECN domain: RFC 6040's
     /// table (outer ECT(1) copied inward) instead of the draft's.
     pub const OUTSIDE_DOMAIN: u32 = 1 << 1;
+    /// FCN-02/PE-01: ingress PE: every frame from dc_rx is encapsulated
+    /// toward wan_tx (store and forward), its outer IPv6 flow label the
+    /// label of its flow (FCN-01), outer ECN per RFC 6040.
+    pub const INGRESS_PE: u32 = 1 << 2;
+    /// The ingress PE's tunnel is SRv6 (`TUNNEL_SID*`); 0: VXLAN to
+    /// `TUNNEL_REMOTE_*`.
+    pub const SRV6: u32 = 1 << 3;
+    /// SRv6 path of two SIDs (`TUNNEL_SID0_*`, then `TUNNEL_SID1_*`); 0: one.
+    pub const TWO_SIDS: u32 = 1 << 4;
+    /// RFC 6040 compatibility mode: outer ECN Not-ECT; 0: normal mode (the
+    /// inner ECN copied).
+    pub const COMPAT: u32 = 1 << 5;
 }
 
 /// Bits of `FCN_RX_DOM0_CONTROL` / `FCN_RX_DOM1_CONTROL`.
@@ -534,6 +546,30 @@ const TUNNEL_CONTROL_FIELDS: &[Field] = &[
         lsb: 1,
         width: 1,
         doc: "PE-06: the output leaves the pre-ECN domain: RFC 6040's decapsulation table",
+    },
+    Field {
+        name: "ingress_pe",
+        lsb: 2,
+        width: 1,
+        doc: "FCN-02/PE-01: encapsulate every frame from dc_rx toward wan_tx, outer flow label = the flow's label",
+    },
+    Field {
+        name: "srv6",
+        lsb: 3,
+        width: 1,
+        doc: "The ingress tunnel is SRv6 (TUNNEL_SID*); 0: VXLAN to TUNNEL_REMOTE_*",
+    },
+    Field {
+        name: "two_sids",
+        lsb: 4,
+        width: 1,
+        doc: "SRv6 path of two SIDs (SID0 then SID1); 0: SID0 only",
+    },
+    Field {
+        name: "compat",
+        lsb: 5,
+        width: 1,
+        doc: "RFC 6040 compatibility mode (outer Not-ECT); 0: normal mode",
     },
 ];
 
@@ -1071,6 +1107,54 @@ register_map! {
     TUNNEL_ECN_ALARMS @ 0x6E0 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// PE-02: tunnelled frames no longer than their outer headers (nothing sent).
     TUNNEL_RUNT_DROPS @ 0x6E4 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-02: destination MAC of the encapsulated frames (the PE's WAN next hop), bytes 0..1 in bits 15..0.
+    TUNNEL_NEXT_HOP_MAC_HI @ 0x6E8 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Next-hop MAC bytes 2..5.
+    TUNNEL_NEXT_HOP_MAC_LO @ 0x6EC : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// FCN-02: VXLAN: the remote (egress) PE's IPv6 address, the outer destination, bytes 0..3 (first byte in bits 31..24).
+    TUNNEL_REMOTE_0 @ 0x6F0 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Remote PE bytes 4..7.
+    TUNNEL_REMOTE_1 @ 0x6F4 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Remote PE bytes 8..11.
+    TUNNEL_REMOTE_2 @ 0x6F8 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Remote PE bytes 12..15.
+    TUNNEL_REMOTE_3 @ 0x6FC : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// FCN-02: VXLAN network identifier (bits 23..0).
+    TUNNEL_VNI @ 0x700 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// FCN-02: VXLAN UDP source port: base in bits 15..0, mask in bits 31..16 (port = base & !mask | label & mask).
+    TUNNEL_UDP_SPORT @ 0x704 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// FCN-02: hop limit of the outer IPv6 header (bits 7..0).
+    TUNNEL_HOP_LIMIT @ 0x708 : ReadWrite = 64, volatile = false, fields = WHOLE;
+    /// FCN-02: the WAN MTU: the largest outer IPv6 packet in bytes (bits 15..0); larger frames are dropped and counted.
+    TUNNEL_MTU @ 0x70C : ReadWrite = 9000, volatile = false, fields = WHOLE;
+    /// FCN-02: SRv6: the first SID (the outer destination), bytes 0..3 (first byte in bits 31..24).
+    TUNNEL_SID0_0 @ 0x710 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// First SID bytes 4..7.
+    TUNNEL_SID0_1 @ 0x714 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// First SID bytes 8..11.
+    TUNNEL_SID0_2 @ 0x718 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// First SID bytes 12..15.
+    TUNNEL_SID0_3 @ 0x71C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// FCN-02: SRv6: the second SID (with TUNNEL_CONTROL.two_sids), bytes 0..3.
+    TUNNEL_SID1_0 @ 0x720 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Second SID bytes 4..7.
+    TUNNEL_SID1_1 @ 0x724 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Second SID bytes 8..11.
+    TUNNEL_SID1_2 @ 0x728 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Second SID bytes 12..15.
+    TUNNEL_SID1_3 @ 0x72C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// FCN-02: frames encapsulated toward wan_tx.
+    TUNNEL_ENCAPSULATED @ 0x730 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-02: frames from dc_rx dropped at the ingress PE: not an IP frame the PE can size (ARP, QinQ, runts).
+    TUNNEL_NOT_IP_DROPS @ 0x734 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-02: frames dropped because the outer packet would exceed TUNNEL_MTU.
+    TUNNEL_MTU_DROPS @ 0x738 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-02: frames cut to their IP length (Ethernet padding or trailers removed).
+    TUNNEL_TRIMMED @ 0x73C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-02: frames shorter than their IP length, sent with tuser (error) set.
+    TUNNEL_TRUNCATED @ 0x740 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// FCN-02: frames longer than the ingress queue takes (10,240 bytes), cut there and ended with tuser set.
+    TUNNEL_OVERSIZE_CUTS @ 0x744 : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

@@ -13,12 +13,13 @@
 //! outer and inner headers; and the throughput, clock for clock.
 
 use cngw_model::tunnel_ecn::{encapsulate, EncapMode};
+use cngw_model::tunnel_encap::{encapsulate_frame, EncapConfig, EncapFate as Fate};
 use cngw_packet::bth::opcode;
 use cngw_packet::checksum::IPPROTO_UDP;
 use cngw_packet::frame::L4;
 use cngw_packet::traffic::{generate, TrafficConfig};
 use cngw_packet::udp::UdpDatagram;
-use cngw_packet::{srh, vxlan, Ecn, Envelope, MacAddr, RoceFrameBuilder, UdpChecksum};
+use cngw_packet::{Ecn, Envelope, MacAddr, RoceFrameBuilder, UdpChecksum};
 use cngw_sim::{frame_to_beats, Beat, Unit};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -118,10 +119,23 @@ impl Tunnel {
     }
 
     fn mode(&self) -> EncapMode {
-        if self.compat {
-            EncapMode::Compatibility
-        } else {
-            EncapMode::Normal
+        self.config().mode()
+    }
+
+    fn config(&self) -> EncapConfig {
+        EncapConfig {
+            srv6: self.srv6,
+            dst_mac: self.dst_mac,
+            src_mac: self.src_mac,
+            src: self.src,
+            remote: self.remote,
+            vni: self.vni,
+            udp_base: self.udp_base,
+            udp_mask: self.udp_mask,
+            hop_limit: self.hop_limit,
+            sids: self.sids.clone(),
+            compat: self.compat,
+            mtu: self.mtu,
         }
     }
 }
@@ -147,14 +161,6 @@ impl Job {
             tunnel: tunnel.clone(),
         }
     }
-}
-
-/// What the block does with a frame.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Fate {
-    Sent { bytes: Vec<u8>, user: bool },
-    DroppedNotIp,
-    DroppedMtu,
 }
 
 /// Pulse counts.
@@ -190,40 +196,30 @@ impl Counts {
     }
 }
 
-/// The inner frame as the block sizes it (see the block's documentation):
-/// L2 length, IP length, IPv6, DSCP, ECN.
+/// What scapy should see of an inner IP frame (untagged or one 802.1Q
+/// tag): IPv6, DSCP, ECN.
 struct Inner {
-    l2: usize,
-    ip_len: usize,
     v6: bool,
     dscp: u8,
     ecn: Ecn,
 }
 
-fn be16(b: &[u8]) -> usize {
-    u16::from_be_bytes([b[0], b[1]]) as usize
-}
-
 fn inner(frame: &[u8]) -> Option<Inner> {
-    let vlan = frame.len() >= 14 && frame[12] == 0x81 && frame[13] == 0x00;
-    let l2 = if vlan { 18 } else { 14 };
-    if frame.len() < l2 + 6 {
-        return None;
-    }
+    let l2 = if frame[12..14] == [0x81, 0x00] {
+        18
+    } else {
+        14
+    };
     let ip = &frame[l2..];
-    match (be16(&frame[l2 - 2..]), ip[0] >> 4) {
-        (0x0800, 4) if be16(&ip[2..]) >= 20 => Some(Inner {
-            l2,
-            ip_len: be16(&ip[2..]),
+    match ip[0] >> 4 {
+        4 => Some(Inner {
             v6: false,
             dscp: ip[1] >> 2,
             ecn: Ecn::from_bits(ip[1]),
         }),
-        (0x86dd, 6) => {
+        6 => {
             let tc = (ip[0] << 4) | (ip[1] >> 4);
             Some(Inner {
-                l2,
-                ip_len: 40 + be16(&ip[4..]),
                 v6: true,
                 dscp: tc >> 2,
                 ecn: Ecn::from_bits(tc),
@@ -233,7 +229,8 @@ fn inner(frame: &[u8]) -> Option<Inner> {
     }
 }
 
-/// The reference: the fate of a job, and whether it is trimmed or truncated.
+/// The reference (`cngw_model::tunnel_encap`, built from the packet
+/// crate): the fate of a job, and whether it is trimmed or truncated.
 fn expected(job: &Job) -> (Fate, bool, bool) {
     if !job.encap {
         let bytes = job.frame.clone();
@@ -246,50 +243,8 @@ fn expected(job: &Job) -> (Fate, bool, bool) {
             false,
         );
     }
-    let Some(inn) = inner(&job.frame) else {
-        return (Fate::DroppedNotIp, false, false);
-    };
-    let t = &job.tunnel;
-    let keep = inn.l2 + inn.ip_len;
-    let (hlen, drop, payload) = if t.srv6 {
-        let srh = 8 + 16 * t.sids.len();
-        (54 + srh, inn.l2, srh + inn.ip_len)
-    } else {
-        (70, 0, 16 + keep)
-    };
-    if 40 + payload > t.mtu as usize {
-        return (Fate::DroppedMtu, false, false);
-    }
-    // The inner frame at its IP length (zeros where a truncated frame ends).
-    let mut carried = job.frame[..job.frame.len().min(keep)].to_vec();
-    carried.resize(keep, 0);
-    let env = Envelope::ipv6(t.src, t.remote)
-        .with_macs(t.src_mac, t.dst_mac)
-        .with_dscp(inn.dscp)
-        .with_ecn(encapsulate(inn.ecn, t.mode()))
-        .with_ttl(t.hop_limit)
-        .with_flow_label(job.label);
-    let full = if t.srv6 {
-        let nh = if inn.v6 { 41 } else { 4 };
-        srh::encapsulate(&env, &t.sids, nh, &carried[inn.l2..])
-            .unwrap()
-            .to_bytes()
-    } else {
-        let sport = (t.udp_base & !t.udp_mask) | (job.label as u16 & t.udp_mask);
-        vxlan::encapsulate(&env, sport, t.vni, &carried, UdpChecksum::Zero).to_bytes()
-    };
-    assert_eq!(full.len(), hlen + keep - drop);
-    let truncated = job.frame.len() < keep;
-    let trimmed = job.frame.len() > keep;
-    let bytes = full[..hlen + job.frame.len().min(keep) - drop].to_vec();
-    (
-        Fate::Sent {
-            bytes,
-            user: job.user || truncated,
-        },
-        trimmed,
-        truncated,
-    )
+    let e = encapsulate_frame(&job.frame, job.user, job.label, &job.tunnel.config());
+    (e.fate, e.trimmed, e.truncated)
 }
 
 fn expected_counts(jobs: &[Job]) -> Counts {

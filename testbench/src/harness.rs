@@ -22,6 +22,13 @@ pub struct StreamOptions {
     pub seed: u64,
     /// Give up after this many cycles (a wedged pipeline shows as a timeout).
     pub max_cycles: u64,
+    /// Scheduled runs follow every dc_rx frame to the CE marker with a
+    /// shadow of the plain dc_rx -> wan_tx pipeline (two skid buffers) and
+    /// give the model each frame's marker clock. The ingress PE's queue and
+    /// encapsulation (`TUNNEL_CONTROL.ingress_pe`) are not in that picture:
+    /// turn it off there (the model then decides marking at its last
+    /// clock, so such runs keep the queue depth and PE-03 marking steady).
+    pub marker_shadow: bool,
 }
 
 impl StreamOptions {
@@ -32,6 +39,14 @@ impl StreamOptions {
             backpressure: 0.0,
             seed: 0,
             max_cycles: 50_000_000,
+            marker_shadow: true,
+        }
+    }
+    /// These options without the marker-clock shadow (see `marker_shadow`).
+    pub fn without_marker_shadow(self) -> Self {
+        StreamOptions {
+            marker_shadow: false,
+            ..self
         }
     }
     /// Random idle cycles and backpressure with the given probabilities.
@@ -41,6 +56,7 @@ impl StreamOptions {
             backpressure,
             seed,
             max_cycles: 50_000_000,
+            marker_shadow: true,
         }
     }
 }

@@ -2,9 +2,11 @@
 //! the congested WAN node's two-threshold marking, and the tunnel
 //! encapsulation of the ingress PE (draft-he-fcn-in-wan section 4.1) and the
 //! decapsulation of the egress PE (RFC 6040 / pre-ECN tables).
+pub mod ingress_queue;
 pub mod tunnel_decap;
 pub mod tunnel_encap;
 pub mod two_threshold;
+pub use ingress_queue::IngressQueue;
 pub use tunnel_decap::TunnelDecap;
 pub use tunnel_encap::TunnelEncap;
 pub use two_threshold::TwoThreshold;

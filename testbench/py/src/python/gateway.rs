@@ -587,6 +587,7 @@ impl PyGateway {
             backpressure,
             seed,
             max_cycles,
+            marker_shadow: true,
         };
         match self.bench()?.check(&mut model.model, &inputs, opts) {
             Ok(cap) => capture_dict(py, &cap),

@@ -158,6 +158,7 @@ pub fn check<'py>(
             backpressure,
             seed,
             max_cycles,
+            marker_shadow: true,
         },
     ) {
         Ok(cap) => capture_dict(py, &cap),
