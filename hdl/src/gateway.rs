@@ -261,7 +261,7 @@ const _: () = {
     assert!(REGISTERS[213].offset == offset::TUNNEL_VNI);
     assert!(REGISTERS[214].offset == offset::TUNNEL_UDP_SPORT);
     assert!(REGISTERS[215].offset == offset::TUNNEL_HOP_LIMIT);
-    assert!(REGISTERS[216].offset == offset::TUNNEL_MTU);
+    assert!(REGISTERS[216].offset == offset::TUNNEL_WAN_MTU);
     assert!(REGISTERS[217].offset == offset::TUNNEL_SID0_0);
     assert!(REGISTERS[218].offset == offset::TUNNEL_SID0_1);
     assert!(REGISTERS[219].offset == offset::TUNNEL_SID0_2);

@@ -808,7 +808,7 @@ impl TunnelConfig {
         }
         if let Some(v) = &self.mtu {
             if let Some(n) = int_field(issues, "tunnel.mtu".into(), v, 1280, 0xFFFF) {
-                writes.push((offset::TUNNEL_MTU, n as u32));
+                writes.push((offset::TUNNEL_WAN_MTU, n as u32));
             }
         }
         if let Some(text) = &self.next_hop_mac {

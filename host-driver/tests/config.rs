@@ -1413,7 +1413,7 @@ dc_mac = "02:00:00:00:0d:01"
         (offset::TUNNEL_VNI, 0x12_3456),
         (offset::TUNNEL_UDP_SPORT, 0x3FFF_C000),
         (offset::TUNNEL_HOP_LIMIT, 32),
-        (offset::TUNNEL_MTU, 1500),
+        (offset::TUNNEL_WAN_MTU, 1500),
         (offset::TUNNEL_NEXT_HOP_MAC_HI, 0x0200),
         (offset::TUNNEL_NEXT_HOP_MAC_LO, 0x0000_0e01),
         (offset::TUNNEL_DC_MAC_HI, 0x0200),
@@ -1459,7 +1459,7 @@ next_hop_mac = "02:00:00:00:0e:01"
         (offset::TUNNEL_SID0_3, 0x100),
         (offset::TUNNEL_SID1_0, 0xfc00_0003),
         (offset::TUNNEL_SID1_3, 0x200),
-        (offset::TUNNEL_MTU, 9000),
+        (offset::TUNNEL_WAN_MTU, 9000),
         (offset::TUNNEL_HOP_LIMIT, 64),
     ] {
         assert_eq!(bus.peek(off), Some(want), "{off:#x}");

@@ -73,7 +73,7 @@ impl EncapConfig {
             hop_limit: r.reg(offset::TUNNEL_HOP_LIMIT) as u8,
             sids,
             compat: control & tunnel_control::COMPAT != 0,
-            mtu: r.reg(offset::TUNNEL_MTU) as u16,
+            mtu: r.reg(offset::TUNNEL_WAN_MTU) as u16,
         }
     }
 

@@ -1126,7 +1126,7 @@ register_map! {
     /// FCN-02: hop limit of the outer IPv6 header (bits 7..0).
     TUNNEL_HOP_LIMIT @ 0x708 : ReadWrite = 64, volatile = false, fields = WHOLE;
     /// FCN-02: the WAN MTU: the largest outer IPv6 packet in bytes (bits 15..0); larger frames are dropped and counted.
-    TUNNEL_MTU @ 0x70C : ReadWrite = 9000, volatile = false, fields = WHOLE;
+    TUNNEL_WAN_MTU @ 0x70C : ReadWrite = 9000, volatile = false, fields = WHOLE;
     /// FCN-02: SRv6: the first SID (the outer destination), bytes 0..3 (first byte in bits 31..24).
     TUNNEL_SID0_0 @ 0x710 : ReadWrite = 0, volatile = false, fields = WHOLE;
     /// First SID bytes 4..7.
@@ -1147,7 +1147,7 @@ register_map! {
     TUNNEL_ENCAPSULATED @ 0x730 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// FCN-02: frames from dc_rx dropped at the ingress PE: not an IP frame the PE can size (ARP, QinQ, runts).
     TUNNEL_NOT_IP_DROPS @ 0x734 : ReadOnly = 0, volatile = true, fields = WHOLE;
-    /// FCN-02: frames dropped because the outer packet would exceed TUNNEL_MTU.
+    /// FCN-02: frames dropped because the outer packet would exceed TUNNEL_WAN_MTU.
     TUNNEL_MTU_DROPS @ 0x738 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// FCN-02: frames cut to their IP length (Ethernet padding or trailers removed).
     TUNNEL_TRIMMED @ 0x73C : ReadOnly = 0, volatile = true, fields = WHOLE;

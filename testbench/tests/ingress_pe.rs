@@ -76,7 +76,7 @@ pub fn setup_on(mut gw: Gateway, control: u32, mtu: u32) -> (Gateway, GatewayMod
         (offset::TUNNEL_VNI, 0x00AB_CDEF),
         (offset::TUNNEL_UDP_SPORT, 0x0FFF_C000),
         (offset::TUNNEL_HOP_LIMIT, 40),
-        (offset::TUNNEL_MTU, mtu),
+        (offset::TUNNEL_WAN_MTU, mtu),
     ];
     for (i, w) in words(PE).into_iter().enumerate() {
         regs.push((offset::GW_IPV6_0 + 4 * i as u32, w));
