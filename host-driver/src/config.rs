@@ -121,7 +121,8 @@
 //! [`threshold_writes`]), the second level, the extension objects, the
 //! gateway's addresses and the aging timeout (by offset), the format table
 //! (entry by entry: `CONTROL` cleared, prefix, `CONTROL`;
-//! [`FormatTable::writes`]), then the static
+//! [`FormatTable::writes`]), the Fast CNP domain prefixes likewise,
+//! `TUNNEL_CONTROL` (the roles switch on after their tunnel), then the static
 //! flows (flow-table commands, [`crate::flows`]), then — with the timestamp
 //! object on — the time of day from the host's clock
 //! ([`Device::set_time_of_day`]), then FEATURE_ENABLE last, so features switch on only
