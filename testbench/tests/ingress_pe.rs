@@ -343,3 +343,148 @@ fn fcn_02_frames_pass_unchanged_unless_the_ingress_role_is_on() {
         assert_eq!(m.read_register(offset::TUNNEL_ENCAPSULATED), Some(0));
     }
 }
+
+/// FCN-04: an ingress PE whose own WAN queue congests sends its senders
+/// standard CNPs directly (the Long-haul second level, with the format
+/// table set to "cnp" for the senders' prefixes), to each flow's source
+/// QP, while it tunnels their frames. RTL against the model frame for
+/// frame and counter for counter; scapy checks every CNP's ICRC.
+#[test]
+fn fcn_04_a_congested_ingress_pe_sends_standard_cnps_directly() {
+    use cngw_regmap::{feature, flow_command, format_control};
+    use cngw_testbench::{compare_counters, Bench};
+    let mut b = Bench::new(None).unwrap();
+    let mut m = GatewayModel::new();
+    m.set_reset_clock(b.gateway().reset_released_at());
+    let mut w = |b: &mut Bench<Gateway>, off: u32, v: u32| {
+        b.csr_write(off, v).unwrap();
+        assert!(m.write_register(off, v), "{off:#x}");
+    };
+    let mut regs = vec![
+        (offset::PORT0_K_MIN_BYTES, 62_500_000),
+        (offset::PORT0_K_MAX_BYTES, 125_000_000),
+        (offset::PORT0_RTT_EST_US, 20),
+        (offset::PORT0_FLOW_INTERVAL_US, 1),
+        (offset::LH_BUCKET_DEPTH, 8),
+        (offset::LH_BUCKET_REFILL_CLOCKS, 1),
+        (
+            offset::GW_MAC_HI,
+            u16::from_be_bytes([PE_MAC[0], PE_MAC[1]]) as u32,
+        ),
+        (
+            offset::GW_MAC_LO,
+            u32::from_be_bytes(PE_MAC[2..].try_into().unwrap()),
+        ),
+        (offset::GW_IPV4, u32::from(Ipv4Addr::new(192, 0, 2, 1))),
+        (
+            offset::TUNNEL_NEXT_HOP_MAC_HI,
+            u16::from_be_bytes([NEXT_HOP[0], NEXT_HOP[1]]) as u32,
+        ),
+        (
+            offset::TUNNEL_NEXT_HOP_MAC_LO,
+            u32::from_be_bytes(NEXT_HOP[2..].try_into().unwrap()),
+        ),
+    ];
+    for (i, word) in words(PE).into_iter().enumerate() {
+        regs.push((offset::GW_IPV6_0 + 4 * i as u32, word));
+    }
+    for (i, word) in words(REMOTE).into_iter().enumerate() {
+        regs.push((offset::TUNNEL_REMOTE_0 + 4 * i as u32, word));
+    }
+    // The format table: 10.0.0.0/8 and fd00::/16 get standard CNPs.
+    for (i, (prefix, len)) in [
+        (Ipv4Addr::new(10, 0, 0, 0).to_ipv6_mapped(), 96 + 8),
+        (Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 0, 0), 16),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let base = format_control::STRIDE * i as u32;
+        for (k, word) in words(prefix).into_iter().enumerate() {
+            regs.push((offset::LH_FORMAT0_PREFIX_0 + base + 4 * k as u32, word));
+        }
+        regs.push((
+            offset::LH_FORMAT0_CONTROL + base,
+            1 | (len << format_control::PREFIX_LEN_LSB),
+        ));
+    }
+    for (off, v) in regs {
+        w(&mut b, off, v);
+    }
+    let mut rng = StdRng::seed_from_u64(11);
+    let flows: Vec<Flow> = (0..8).map(|_| Flow::random(&mut rng)).collect();
+    let sqp = |i: usize| 0x7000 + i as u32;
+    for (i, f) in flows.iter().enumerate() {
+        let key = FlowKey::of_header(&cngw_packet::parsed::classify(&f.frame(&mut rng, 64)));
+        for (k, word) in words(Ipv6Addr::from(key.sip)).into_iter().enumerate() {
+            w(&mut b, offset::FLOW_SIP_0 + 4 * k as u32, word);
+        }
+        for (k, word) in words(Ipv6Addr::from(key.dip)).into_iter().enumerate() {
+            w(&mut b, offset::FLOW_DIP_0 + 4 * k as u32, word);
+        }
+        w(&mut b, offset::FLOW_DQP, key.dqp);
+        w(&mut b, offset::FLOW_SQP, sqp(i));
+        w(&mut b, offset::FLOW_COMMAND, flow_command::INSERT_STATIC);
+        b.run(20, 0);
+    }
+    w(&mut b, offset::TUNNEL_CONTROL, tunnel_control::INGRESS_PE);
+    w(&mut b, offset::FEATURE_ENABLE, feature::LH_CNP);
+    let at = b.cycle();
+    b.gateway().set_queue_depth(130_000_000, true);
+    b.clock();
+    b.gateway().set_queue_depth(130_000_000, false);
+    m.set_queue_depth_at(130_000_000, at);
+    b.run(8, 0);
+
+    let frames: Vec<Vec<u8>> = flows.iter().map(|f| f.frame(&mut rng, 512)).collect();
+    for f in &frames {
+        b.push_frame(InPort::DcRx, f, false);
+    }
+    b.run_until_drained(100_000, 64).unwrap();
+    let parsed = b.take_parsed(InPort::DcRx, usize::MAX);
+    assert_eq!(parsed.len(), frames.len());
+    let mut want_wan = Vec::new();
+    for (f, p) in frames.iter().zip(&parsed) {
+        let out = m.receive_at(InPort::DcRx, &Frame::new(f.clone()), Some(p.cycle));
+        want_wan.extend(out.emitted.into_iter().map(|e| e.1));
+    }
+    m.advance_to(b.cycle());
+    let got_wan: Vec<Frame> = b
+        .take_frames(OutPort::WanTx, usize::MAX)
+        .into_iter()
+        .map(|f| Frame {
+            data: f.data,
+            user: f.user,
+        })
+        .collect();
+    assert_eq!(got_wan, want_wan, "the tunnelled data");
+    assert_eq!(got_wan.len(), frames.len());
+    let cnps: Vec<Vec<u8>> = b
+        .take_frames(OutPort::DcTx, usize::MAX)
+        .into_iter()
+        .map(|f| f.data)
+        .collect();
+    let want: Vec<Vec<u8>> = m
+        .take_notifications()
+        .into_iter()
+        .map(|n| n.frame.data)
+        .collect();
+    assert_eq!(cnps, want, "the CNPs");
+    assert_eq!(cnps.len(), flows.len(), "one CNP per congested flow");
+    for (i, (cnp, f)) in cnps.iter().zip(&frames).enumerate() {
+        let h = cngw_packet::parsed::classify(cnp);
+        let d = cngw_packet::parsed::classify(f);
+        assert_eq!(h.opcode, 0x81, "a standard CNP");
+        assert_eq!(h.dst_ip, d.src_ip, "to the sender");
+        assert_eq!(h.dest_qp, sqp(i), "DestQP = the flow's source QP");
+    }
+    compare_counters(b.gateway(), &m).unwrap_or_else(|e| panic!("{e}"));
+    let Some(dissected) = dissect(&cnps) else {
+        return;
+    };
+    for f in &dissected {
+        assert_checksums_ok(f);
+        assert_eq!(get(f, "icrc_ok"), "True");
+        assert_eq!(get(f, "BTH.opcode"), "129");
+    }
+}
