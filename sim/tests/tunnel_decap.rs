@@ -775,6 +775,71 @@ fn pe_02_tunnel_decap_runs_at_line_rate() {
     }
 }
 
+/// PE-02: a stream mixing decapsulated and passed frames, no idle clocks,
+/// no backpressure: a passed frame right after a decapsulated one that
+/// ends with HeaderSplice's flush beat waits exactly one clock for it;
+/// after any other frame it follows at once. VXLAN and SRv6 (two SIDs), inner frames
+/// of 64..=300 bytes (flush beat or not), passed frames of 64..=300 bytes:
+/// clocks = input beats + 4 + those waits, and the input is held at most
+/// once per wait.
+#[test]
+fn pe_02_tunnel_decap_mixed_stream_costs_one_clock_per_flush_before_a_passed_frame() {
+    let cfg = Config::new(true);
+    let mut rng = StdRng::seed_from_u64(1340);
+    for (name, srv6) in [("VXLAN", false), ("SRv6", true)] {
+        // SRv6 with two SIDs (94 bytes off, 14 on): one SID takes exactly
+        // a beat off and never ends with a flush beat.
+        let (len, drop) = if srv6 { (14, 94) } else { (0, 70) };
+        let other: Ipv6Addr = "fd00:b::7".parse().unwrap();
+        let mut jobs = Vec::new();
+        let mut waits = 0;
+        let mut prev_flush = false;
+        for i in 0..60 {
+            let decap = i % 3 != 2;
+            let frame = if decap {
+                let v6 = rng.gen_bool(0.5);
+                let inner = udp_frame(rng.gen_range(64..=300), v6);
+                let env = outer_env(&mut rng, &cfg, Ecn::Ect1);
+                let frame = if srv6 {
+                    let nh = if v6 { 41 } else { 4 };
+                    srv6_frame(&env, &[cfg.pe, other], 0, nh, vec![], &ip_packet(&inner))
+                } else {
+                    vxlan_frame(&mut rng, &env, &inner)
+                };
+                prev_flush = flush(frame.len(), len, drop) == 1;
+                frame
+            } else {
+                // Not a tunnel to this PE: passed unchanged.
+                waits += prev_flush as u64;
+                prev_flush = false;
+                udp_frame(rng.gen_range(64..=300), rng.gen_bool(0.5))
+            };
+            jobs.push(Job { frame, user: false });
+        }
+        assert!(
+            waits > 3,
+            "{name}: the stream has passed frames after flush beats"
+        );
+        let r = run(&jobs, &cfg, 0.0, 0.0, 1341);
+        assert_matches_reference(&r, &jobs, &cfg);
+        let in_beats: u64 = jobs.iter().map(|j| j.frame.len().div_ceil(64) as u64).sum();
+        // The last frame is a passed one: no flush at the end.
+        assert_eq!(
+            r.last_out - r.first_in + 1,
+            in_beats + LATENCY + waits,
+            "{name}"
+        );
+        // The wait reaches the input only for passed frames too long for
+        // the block's registers to absorb it (measured: four beats and up).
+        assert!(r.stalls <= waits, "{name}: {} input stalls", r.stalls);
+        println!(
+            "{name}: {} frames, {in_beats} input beats, {waits} waits, {} input stalls",
+            jobs.len(),
+            r.stalls
+        );
+    }
+}
+
 /// PE-02: runts (VXLAN frames of 64..=70 bytes, SRv6 of 64..=78: nothing
 /// leaves, one `runt_dropped` each), inner frames cut before their IP
 /// header ends (decapsulated without ECN processing), non-IP inner frames,
