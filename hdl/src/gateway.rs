@@ -1,7 +1,8 @@
 //! `Gateway`: the cngw top level.
 //!
 //! ```text
-//!  dc_rx  ->[skid]->+->[CE marker]->[skid]-> wan_tx   (data-center side to WAN)
+//!  dc_rx  ->[skid]->+->[CE marker]-+------------------------------->[skid]-> wan_tx
+//!                   |              +->[IngressQueue]->[TunnelEncap]-^ (ingress PE)
 //!                   +-> HeaderParser -> dc_hdr_*, counters
 //!                   +-> CmSnoop -> CmLearner <- CmSnoop (wan_rx, below)
 //!                         |            | LearnSqp (second)
@@ -9,7 +10,8 @@
 //!                         v            v
 //!                   FlowTable (16K flows) -> LhController -> NotifyBuilder --+
 //!                         ^ QD (QueueKb)                                       |
-//!  wan_rx ->[skid]->+->[FrameFilter]->[skid]----------------------> FrameMux -> dc_tx
+//!  wan_rx ->[skid]->+->[FrameFilter]-+---------------->[skid]----> FrameMux -> dc_tx
+//!                   |                +->[TunnelDecap]-^ (egress PE)
 //!                   +-> HeaderParser -> wan_hdr_*, counters      ^ drop
 //!                   +-> CmSnoop                                  |
 //!                   +-> FastCnpReceiver (claim) -----------------+-> FcnTranslator
@@ -34,6 +36,13 @@
 //! flow-table place its label names (after data and learning requests,
 //! before the CSR) and hands the builder a standard CNP job (after Long-haul
 //! jobs and the WAN node's Fast CNPs).
+//! Tunnel roles (`TUNNEL_CONTROL`): the ingress PE (FCN-01, FCN-02,
+//! PE-01) holds each dc_rx frame in `IngressQueue` until its look-up's
+//! answer names its label (a `frame_pipe` bit follows every dc_rx header
+//! through the five look-up clocks) and `TunnelEncap` puts it into the
+//! VXLAN or SRv6 tunnel of the `TUNNEL_*` registers; the egress PE (PE-02,
+//! PE-06) decapsulates with `TunnelDecap`. Each is bypassed while its role
+//! is off.
 //! Source-QP learning (LH-01, `LEARN_CONTROL.cm_enable`): a `CmSnoop` on
 //! each input recognises RDMA CM REQs and REPs; `CmLearner` pairs them and
 //! writes both directions' source QPs with `LearnSqp` on clocks without a
