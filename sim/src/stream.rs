@@ -70,3 +70,30 @@ mod tests {
         }
     }
 }
+
+/// Frames assembled from the beats of one stream, in order, with the last
+/// beat's `tuser`.
+#[derive(Clone, Debug, Default)]
+pub struct FrameCollector {
+    current: Vec<u8>,
+    pub frames: Vec<(Vec<u8>, bool)>,
+}
+
+impl FrameCollector {
+    /// Takes one transferred beat (its `tkeep` lanes); returns whether it
+    /// ended a frame.
+    pub fn take(&mut self, beat: &Beat) -> bool {
+        let n = beat.keep.count_ones() as usize;
+        self.current.extend_from_slice(&beat.data[..n]);
+        if beat.last {
+            self.frames
+                .push((std::mem::take(&mut self.current), beat.user));
+        }
+        beat.last
+    }
+
+    /// A frame is partly taken.
+    pub fn in_frame(&self) -> bool {
+        !self.current.is_empty()
+    }
+}

@@ -139,6 +139,36 @@ impl Unit {
         Ok(w[0] as u64 | (*w.get(1).unwrap_or(&0) as u64) << 32)
     }
 
+    /// Drives the AXI4-Stream input `port` (`{port}_tdata`, `_tkeep`,
+    /// `_tlast`, `_tuser`, `_tvalid`): `Some(beat)` raises `tvalid` with it,
+    /// `None` lowers `tvalid` (the payload keeps its last value).
+    pub fn drive_stream(&mut self, port: &str, beat: Option<&crate::Beat>) -> Result<(), String> {
+        if let Some(b) = beat {
+            self.set_bytes(&format!("{port}_tdata"), &b.data)?;
+            self.set_u64(&format!("{port}_tkeep"), b.keep)?;
+            self.set_u64(&format!("{port}_tlast"), b.last as u64)?;
+            self.set_u64(&format!("{port}_tuser"), b.user as u64)?;
+        }
+        self.set_u64(&format!("{port}_tvalid"), beat.is_some() as u64)
+    }
+
+    /// The beat the AXI4-Stream output `port` presents, if `tvalid` is high.
+    pub fn stream_output(&mut self, port: &str) -> Result<Option<crate::Beat>, String> {
+        if self.get_u64(&format!("{port}_tvalid"))? == 0 {
+            return Ok(None);
+        }
+        let mut data = [0u8; crate::BEAT_BYTES];
+        for (i, w) in self.get(&format!("{port}_tdata"))?.iter().enumerate() {
+            data[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        Ok(Some(crate::Beat {
+            data,
+            keep: self.get_u64(&format!("{port}_tkeep"))?,
+            last: self.get_u64(&format!("{port}_tlast"))? == 1,
+            user: self.get_u64(&format!("{port}_tuser"))? == 1,
+        }))
+    }
+
     /// One clock cycle: the rising edge samples every input.
     pub fn step(&mut self) {
         // SAFETY: the model is live.

@@ -7,7 +7,7 @@
 //! `dropped` pulse and is taken at one beat per clock even while the
 //! output is stalled.
 
-use cngw_sim::Unit;
+use cngw_sim::{frame_to_beats, Beat, FrameCollector, Unit};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -15,10 +15,6 @@ struct Frame {
     data: Vec<u8>,
     user: bool,
     drop: bool,
-}
-
-fn words_to_bytes(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
 /// Runs `frames` through the filter; returns the frames that came out,
@@ -29,59 +25,45 @@ fn run(frames: &[Frame], idle: f64, stall: f64, seed: u64) -> (Vec<(Vec<u8>, boo
     u.set_u64("reset", 1).unwrap();
     u.step();
     u.set_u64("reset", 0).unwrap();
+    let beats: Vec<Vec<Beat>> = frames
+        .iter()
+        .map(|f| frame_to_beats(&f.data, f.user))
+        .collect();
     let (mut frame, mut beat) = (0usize, 0usize);
-    let mut out = Vec::new();
-    let mut current = Vec::new();
+    let mut out = FrameCollector::default();
     let mut pulses = 0;
     let mut clocks = 0u64;
-    while frame < frames.len() || !current.is_empty() {
+    while frame < frames.len() || out.in_frame() {
         clocks += 1;
         assert!(clocks < 100_000, "wedged");
         let valid = frame < frames.len() && !rng.gen_bool(idle);
         let ready = !rng.gen_bool(stall);
-        if valid {
-            let f = &frames[frame];
-            let chunk = &f.data[beat * 64..f.data.len().min(beat * 64 + 64)];
-            let last = beat * 64 + 64 >= f.data.len();
-            u.set_bytes("s_tdata", &[chunk, &[0u8; 64][..64 - chunk.len()]].concat())
-                .unwrap();
-            u.set_u64("s_tkeep", u64::MAX >> (64 - chunk.len()))
-                .unwrap();
-            u.set_u64("s_tlast", last as u64).unwrap();
-            u.set_u64("s_tuser", (last && f.user) as u64).unwrap();
-            u.set_u64("drop", if beat == 0 { f.drop } else { rng.gen() } as u64)
-                .unwrap();
-        } else {
-            u.set_u64("drop", rng.gen::<bool>() as u64).unwrap();
-        }
-        u.set_u64("s_tvalid", valid as u64).unwrap();
+        let drop = match valid {
+            true if beat == 0 => frames[frame].drop,
+            _ => rng.gen(),
+        };
+        u.set_u64("drop", drop as u64).unwrap();
+        u.drive_stream("s", valid.then(|| &beats[frame][beat]))
+            .unwrap();
         u.set_u64("m_tready", ready as u64).unwrap();
         let taken = valid && u.get_u64("s_tready").unwrap() == 1;
         if valid && frames[frame].drop {
             assert!(taken, "a dropped frame never waits");
         }
-        if u.get_u64("m_tvalid").unwrap() == 1 && ready {
-            let keep = u.get_u64("m_tkeep").unwrap();
-            let data = words_to_bytes(&u.get("m_tdata").unwrap());
-            current.extend_from_slice(&data[..keep.count_ones() as usize]);
-            if u.get_u64("m_tlast").unwrap() == 1 {
-                out.push((
-                    std::mem::take(&mut current),
-                    u.get_u64("m_tuser").unwrap() == 1,
-                ));
-            }
+        if let (Some(b), true) = (u.stream_output("m").unwrap(), ready) {
+            out.take(&b);
         }
         pulses += u.get_u64("dropped").unwrap() as usize;
         u.step();
         if taken {
             beat += 1;
-            if beat * 64 >= frames[frame].data.len() {
+            if beat == beats[frame].len() {
                 frame += 1;
                 beat = 0;
             }
         }
     }
-    (out, pulses, clocks)
+    (out.frames, pulses, clocks)
 }
 
 fn random_frames(rng: &mut StdRng, n: usize) -> Vec<Frame> {

@@ -8,7 +8,7 @@
 //! pulse each), its first beat never before its label and always with it;
 //! back to back with prompt labels the output carries one beat per clock.
 
-use cngw_sim::Unit;
+use cngw_sim::{frame_to_beats, Beat, FrameCollector, Unit};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::VecDeque;
@@ -19,10 +19,6 @@ struct Frame {
     data: Vec<u8>,
     user: bool,
     label: u32,
-}
-
-fn words_to_bytes(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
 /// What left: frames (bytes, tuser, label at the first beat), the `cut`
@@ -48,36 +44,31 @@ fn run(
     u.set_u64("reset", 1).unwrap();
     u.step();
     u.set_u64("reset", 0).unwrap();
+    let beats: Vec<Vec<Beat>> = frames
+        .iter()
+        .map(|f| frame_to_beats(&f.data, f.user))
+        .collect();
     let (mut frame, mut beat) = (0usize, 0usize);
-    let mut out = Vec::new();
-    let mut current = Vec::new();
-    let mut current_label = 0u32;
+    let mut out = FrameCollector::default();
+    let mut labels = Vec::new();
     let mut cuts = 0;
     let mut clocks = 0u64;
     // Labels due: (clock to push at or after, label); pushed in order.
     let mut due: VecDeque<(u64, u32)> = VecDeque::new();
     let mut pushed = 0usize;
     let mut last_push_clock = 0u64;
-    while out.len() < frames.len() {
+    while out.frames.len() < frames.len() {
         clocks += 1;
         assert!(clocks < 200_000, "wedged");
         let valid = frame < frames.len() && !rng.gen_bool(idle);
         let ready = !rng.gen_bool(stall);
-        if valid {
-            let f = &frames[frame];
-            let chunk = &f.data[beat * 64..f.data.len().min(beat * 64 + 64)];
-            let last = beat * 64 + 64 >= f.data.len();
-            u.set_bytes("s_tdata", &[chunk, &[0u8; 64][..64 - chunk.len()]].concat())
-                .unwrap();
-            u.set_u64("s_tkeep", u64::MAX >> (64 - chunk.len()))
-                .unwrap();
-            u.set_u64("s_tlast", last as u64).unwrap();
-            u.set_u64("s_tuser", (last && f.user) as u64).unwrap();
-        } else {
+        if !valid {
+            // Garbage on an idle input.
             u.set_bytes("s_tdata", &[0xEEu8; 64]).unwrap();
             u.set_u64("s_tlast", rng.gen::<bool>() as u64).unwrap();
         }
-        u.set_u64("s_tvalid", valid as u64).unwrap();
+        u.drive_stream("s", valid.then(|| &beats[frame][beat]))
+            .unwrap();
         u.set_u64("m_tready", ready as u64).unwrap();
         let push = due.front().is_some_and(|&(t, _)| t <= clocks);
         if push {
@@ -90,34 +81,29 @@ fn run(
         }
         u.set_u64("lbl_valid", push as u64).unwrap();
         let taken = valid && u.get_u64("s_tready").unwrap() == 1;
-        if u.get_u64("m_tvalid").unwrap() == 1 && ready {
-            if current.is_empty() {
+        if let (Some(b), true) = (u.stream_output("m").unwrap(), ready) {
+            if !out.in_frame() {
                 // A first beat: its label was pushed at least two clocks ago.
-                let n = out.len();
+                let n = out.frames.len();
                 assert!(pushed > n, "frame {n} left before its label");
                 assert!(
                     pushed > n + 1 || last_push_clock + 2 <= clocks,
                     "frame {n} left with a label not yet readable"
                 );
-                current_label = u.get_u64("m_label").unwrap() as u32;
+                labels.push(u.get_u64("m_label").unwrap() as u32);
             }
-            let keep = u.get_u64("m_tkeep").unwrap();
-            assert_eq!(keep.count_ones(), 64 - keep.leading_zeros(), "packed tkeep");
-            let data = words_to_bytes(&u.get("m_tdata").unwrap());
-            current.extend_from_slice(&data[..keep.count_ones() as usize]);
-            if u.get_u64("m_tlast").unwrap() == 1 {
-                out.push((
-                    std::mem::take(&mut current),
-                    u.get_u64("m_tuser").unwrap() == 1,
-                    current_label,
-                ));
-            }
+            assert_eq!(
+                b.keep.count_ones(),
+                64 - b.keep.leading_zeros(),
+                "packed tkeep"
+            );
+            out.take(&b);
         }
         cuts += u.get_u64("cut").unwrap() as usize;
         u.step();
         if taken {
             beat += 1;
-            if beat * 64 >= frames[frame].data.len() {
+            if beat == beats[frame].len() {
                 let delay = rng.gen_range(label_delay.clone());
                 let at = (clocks + delay).max(due.back().map_or(0, |d| d.0 + 1));
                 due.push_back((at, frames[frame].label));
@@ -126,6 +112,12 @@ fn run(
             }
         }
     }
+    let out = out
+        .frames
+        .into_iter()
+        .zip(labels)
+        .map(|((data, user), label)| (data, user, label))
+        .collect();
     Run { out, cuts, clocks }
 }
 

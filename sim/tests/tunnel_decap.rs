@@ -214,14 +214,8 @@ fn run(jobs: &[Job], cfg: &Config, idle: f64, backpressure: f64, seed: u64) -> R
         if f < jobs.len() && !offered {
             offered = !rng.gen_bool(idle);
         }
-        if offered {
-            let beat = &beats[f][b];
-            unit.set_bytes("s_tdata", &beat.data).unwrap();
-            unit.set_u64("s_tkeep", beat.keep).unwrap();
-            unit.set_u64("s_tlast", beat.last as u64).unwrap();
-            unit.set_u64("s_tuser", beat.user as u64).unwrap();
-        }
-        unit.set_u64("s_tvalid", offered as u64).unwrap();
+        unit.drive_stream("s", offered.then(|| &beats[f][b]))
+            .unwrap();
         unit.set_u64("m_tready", 0).unwrap();
         let s_ready0 = unit.get_u64("s_tready").unwrap();
         let ready = !rng.gen_bool(backpressure);

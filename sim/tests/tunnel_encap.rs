@@ -345,14 +345,8 @@ fn run(jobs: &[Job], idle: f64, backpressure: f64, seed: u64) -> Run {
         if c < jobs.len() && !cmd_offered {
             cmd_offered = !rng.gen_bool(idle);
         }
-        if beat_offered {
-            let beat = &beats[f][b];
-            unit.set_bytes("s_tdata", &beat.data).unwrap();
-            unit.set_u64("s_tkeep", beat.keep).unwrap();
-            unit.set_u64("s_tlast", beat.last as u64).unwrap();
-            unit.set_u64("s_tuser", beat.user as u64).unwrap();
-        }
-        unit.set_u64("s_tvalid", beat_offered as u64).unwrap();
+        unit.drive_stream("s", beat_offered.then(|| &beats[f][b]))
+            .unwrap();
         if cmd_offered {
             let job = &jobs[c];
             job.tunnel.apply(&mut unit);
