@@ -33,9 +33,10 @@
 //! and `tuser` (error) set, `cut` pulses, and its remaining beats are
 //! taken and discarded. Its label still comes with its (one) parsed header.
 //!
-//! **Timing.** `s.tready` is high while the queue has room (256 beats: a
-//! cut frame and a quarter of another, so it never fills with an unlabelled
-//! frame) or a cut frame's tail is being discarded: one beat per clock in.
+//! **Timing.** `s.tready` is high while the queue has room (256 beats, more
+//! than the 160 of the longest frame it stores: a full queue always holds
+//! a whole frame, whose label is coming) or a cut frame's tail is being
+//! discarded: one beat per clock in.
 //! `m.tvalid` depends on registers only; one beat per clock out, frames
 //! back to back once their labels are there. A beat is readable two
 //! clocks after it is taken (`RamFifo`); a label likewise. `reset` empties
