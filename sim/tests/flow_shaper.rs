@@ -9,8 +9,14 @@
 //! frames waiting) equals the model's after every clock; every shaped
 //! flow keeps the byte bound of `window_bound`; the counters match. The
 //! fast path is measured clock by clock (latency one clock, one beat per
-//! clock), the disabled shaper passes everything in order, a full slow
-//! lane holds the input back without dropping.
+//! clock), the merge takes whole frames in turn, a slow frame leaves only
+//! once it is in the lane whole, the disabled shaper passes everything in
+//! order, a full slow lane holds the input back without dropping.
+//!
+//! Each of these RTL faults, tried once, fails at least one test: release
+//! without tokens, the merge's choice not held through a frame, the path
+//! without hysteresis, a slot freed with frames waiting, a cut that keeps
+//! the quiet time.
 
 use cngw_model::flow_shaper::{
     window_bound, ClockEvents, Counters, FlowShaper as Model, ShaperConfig, SlowBeat, SLOTS,
@@ -25,6 +31,9 @@ use std::collections::{HashMap, VecDeque};
 const TICK_CLOCKS: u64 = 16;
 /// A fast beat taken at clock t is offered on `m` at t+1.
 const FAST_LATENCY: u64 = 1;
+/// A slow frame's first beat leaves at the earliest this many clocks after
+/// its last beat is taken (a one-beat frame: three, the RAM's write-to-read).
+const SLOW_AFTER_LAST: u64 = 2;
 /// The slow lane's depth in beats.
 const LANE_BEATS: usize = 256;
 
@@ -52,6 +61,7 @@ struct Left {
     alt: bool,
     slot: Option<usize>,
     first_in: u64,
+    last_in: u64,
     first_out: u64,
     last_out: u64,
 }
@@ -90,6 +100,10 @@ struct Run {
     beats_out: Vec<u64>,
     /// Clocks with `s.tvalid` high and `s.tready` low.
     input_held: u64,
+    /// Clocks in which some slot had frames in the block and a deficit.
+    deficit_clocks: u64,
+    /// The most beats of shaped frames in the block at once (lane and r).
+    max_slow_beats: usize,
     model: Model,
     rtl: Counters,
     /// Per slot: at the first and after the last beat of each slow frame.
@@ -161,6 +175,7 @@ fn run(frames: &[Frame], cfg: &ShaperConfig, opt: &Options, seed: u64) -> Run {
     let (mut f, mut beat) = (0usize, 0usize);
     let mut pending: HashMap<u32, VecDeque<InFlight>> = HashMap::new();
     let mut first_in_clock = vec![0u64; frames.len()];
+    let mut last_in_clock = vec![0u64; frames.len()];
     // The frame on m: (its entry, bytes so far, label, alt, first clock).
     let mut cur: Option<(InFlight, Vec<u8>, u32, bool, u64)> = None;
     // A first beat offered and not yet taken: (label, alt).
@@ -168,6 +183,8 @@ fn run(frames: &[Frame], cfg: &ShaperConfig, opt: &Options, seed: u64) -> Run {
     let mut left = Vec::new();
     let (mut beats_in, mut beats_out) = (Vec::new(), Vec::new());
     let mut input_held = 0;
+    let mut deficit_clocks = 0;
+    let (mut slow_beats, mut max_slow_beats, mut in_slow) = (0usize, 0usize, false);
     let mut sent = [0u64; SLOTS];
     let mut refilled = [0u64; SLOTS];
     let mut occupancy = [0u64; SLOTS];
@@ -315,6 +332,7 @@ fn run(frames: &[Frame], cfg: &ShaperConfig, opt: &Options, seed: u64) -> Run {
                         alt: *a,
                         slot: entry.slot,
                         first_in: first_in_clock[entry.id],
+                        last_in: last_in_clock[entry.id],
                         first_out: *first,
                         last_out: clock,
                     });
@@ -332,6 +350,13 @@ fn run(frames: &[Frame], cfg: &ShaperConfig, opt: &Options, seed: u64) -> Run {
                 *r += s.rate as u64;
             }
         }
+        if model
+            .slots
+            .iter()
+            .any(|s| s.used && s.waiting > 0 && s.tokens < 0)
+        {
+            deficit_clocks += 1;
+        }
         let was_used: Vec<bool> = model.slots.iter().map(|s| s.used).collect();
         let cls = model.clock(cfg, &ev);
         for ((o, s), was) in occupancy.iter_mut().zip(&model.slots).zip(was_used) {
@@ -339,6 +364,14 @@ fn run(frames: &[Frame], cfg: &ShaperConfig, opt: &Options, seed: u64) -> Run {
                 *o += 1;
             }
         }
+        if taken {
+            if beat == 0 {
+                in_slow = cls.is_some();
+            }
+            slow_beats += in_slow as usize;
+        }
+        slow_beats -= ev.slow_beat.is_some() as usize;
+        max_slow_beats = max_slow_beats.max(slow_beats);
         if taken && beat == 0 {
             first_in_clock[f] = clock;
             pending
@@ -355,6 +388,7 @@ fn run(frames: &[Frame], cfg: &ShaperConfig, opt: &Options, seed: u64) -> Run {
         if taken {
             beat += 1;
             if beat * 64 >= frames[f].data.len() {
+                last_in_clock[f] = clock;
                 f += 1;
                 beat = 0;
             }
@@ -383,6 +417,8 @@ fn run(frames: &[Frame], cfg: &ShaperConfig, opt: &Options, seed: u64) -> Run {
         beats_in,
         beats_out,
         input_held,
+        deficit_clocks,
+        max_slow_beats,
         model,
         rtl,
         marks,
@@ -472,49 +508,71 @@ fn shaping_config() -> ShaperConfig {
 
 #[test]
 fn pe_05_random_flows_match_the_model_under_idle_and_backpressure() {
-    let mut rng = StdRng::seed_from_u64(505);
     // Five flows that notifications name, three that they never do (0
     // among them); notifications for eleven labels in all (8 slots).
     let labels = [11, 22, 33, 44, 55, 0, 66, 0x9_ffff];
     let note_labels = vec![11, 22, 33, 44, 55, 101, 102, 103, 104, 105, 106, 0];
-    let cfg = shaping_config();
-    let frames = random_frames(&mut rng, 700, &labels);
-    let opt = Options {
-        idle: 0.3,
-        stall: 0.2,
-        note_p: 0.02,
-        note_labels,
-        notes_until: 15_000,
-        probe: true,
+    // Halving cuts and slow recovery: shaped flows spend long in deficit.
+    let cfg = ShaperConfig {
+        cut_shift: 1,
+        recover_us: 20,
+        burst: 1500,
+        alt_below: 250,
+        alt_above: 500,
+        ..shaping_config()
     };
-    let run = run(&frames, &cfg, &opt, 1);
-    assert_order_per_label(&frames, &run.left);
-    assert_eq!(run.rtl, run.model.counters, "counters");
-    let windows = assert_byte_bound(&run, &cfg);
-    // The run exercised what it checks.
-    let shaped = run.left.iter().filter(|l| l.slot.is_some()).count();
-    let alt = run.left.iter().filter(|l| l.alt).count();
-    let c = run.rtl;
-    assert!(shaped > 100, "{shaped} shaped frames");
-    assert!(
-        alt > 10 && alt < shaped,
-        "{alt} frames on the alternate path"
-    );
-    assert!(c.reroutes > 0 && c.returns > 0, "{c:?}");
-    assert!(c.notes_dropped > 0 && c.notes_taken > 50, "{c:?}");
-    assert_eq!(c.shaped_frames as usize, shaped);
-    assert!(windows > 1000, "{windows} windows");
-    // Unshaped frames never took the slow lane.
-    for l in &run.left {
-        if [0, 66, 0x9_ffff].contains(&l.label) {
-            assert!(l.slot.is_none() && !l.alt, "frame {}", l.id);
+    for (idle, stall, seed) in [
+        (0.3, 0.2, 1u64),
+        (0.0, 0.5, 2),
+        (0.6, 0.0, 3),
+        (0.1, 0.1, 4),
+    ] {
+        let mut rng = StdRng::seed_from_u64(500 + seed);
+        let frames = random_frames(&mut rng, 1000, &labels);
+        let opt = Options {
+            idle,
+            stall,
+            note_p: 0.02,
+            note_labels: note_labels.clone(),
+            notes_until: 20_000,
+            probe: true,
+        };
+        let run = run(&frames, &cfg, &opt, seed);
+        assert_order_per_label(&frames, &run.left);
+        assert_eq!(run.rtl, run.model.counters, "counters");
+        let windows = assert_byte_bound(&run, &cfg);
+        // The run exercised what it checks.
+        let shaped = run.left.iter().filter(|l| l.slot.is_some()).count();
+        let alt = run.left.iter().filter(|l| l.alt).count();
+        let c = run.rtl;
+        assert!(shaped > 100, "{shaped} shaped frames");
+        assert!(
+            alt > 10 && alt < shaped,
+            "{alt} frames on the alternate path"
+        );
+        assert!(c.reroutes > 0 && c.returns > 0, "{c:?}");
+        assert!(c.notes_dropped > 0 && c.notes_taken > 50, "{c:?}");
+        assert_eq!(c.shaped_frames as usize, shaped);
+        assert!(windows > 1000, "{windows} windows");
+        assert!(
+            run.deficit_clocks > 5000,
+            "{} clocks in deficit",
+            run.deficit_clocks
+        );
+        // Unshaped frames never took the slow lane.
+        for l in &run.left {
+            if [0, 66, 0x9_ffff].contains(&l.label) {
+                assert!(l.slot.is_none() && !l.alt, "frame {}", l.id);
+            }
         }
+        eprintln!(
+            "idle {idle} stall {stall}: {} frames in {} clocks: {shaped} shaped, {alt} on the \
+             alternate path, {windows} windows, {} clocks in deficit, {c:?}",
+            frames.len(),
+            run.clocks,
+            run.deficit_clocks
+        );
     }
-    eprintln!(
-        "{} frames in {} clocks: {shaped} shaped, {alt} on the alternate path, {windows} windows, {c:?}",
-        frames.len(),
-        run.clocks
-    );
 }
 
 #[test]
@@ -552,6 +610,8 @@ fn pe_05_full_slow_lane_holds_the_input_and_drops_nothing() {
         .map(|l| frames[l.id].data.len().div_ceil(64))
         .sum();
     assert!(slow_beats > LANE_BEATS, "{slow_beats} slow beats");
+    // The lane full and one more beat waiting in r: the input held.
+    assert_eq!(run.max_slow_beats, LANE_BEATS + 1);
     assert!(run.input_held > 500, "input held {} clocks", run.input_held);
 }
 
@@ -633,8 +693,19 @@ fn pe_05_merge_is_round_robin_between_whole_frames() {
         let waited = l.first_out - l.first_in - FAST_LATENCY;
         assert!(waited <= longest_beats, "frame {} waited {waited}", l.id);
     }
-    let shaped = run.left.iter().filter(|l| l.slot.is_some()).count();
-    assert!(shaped > 100, "{shaped}");
+    // Store and forward in the slow lane: a slow frame's first beat leaves
+    // at least two clocks after its last beat came in (one clock in r, one
+    // to count it whole); a fast one a clock after its first.
+    let slow: Vec<&Left> = run.left.iter().filter(|l| l.slot.is_some()).collect();
+    let after_last = slow.iter().map(|l| l.first_out - l.last_in);
+    assert_eq!(after_last.clone().min(), Some(SLOW_AFTER_LAST));
+    assert!(slow.len() > 100, "{}", slow.len());
+    eprintln!(
+        "slow frames: first beat out {}..={} clocks after their last beat in; input held {} clocks",
+        SLOW_AFTER_LAST,
+        after_last.max().unwrap(),
+        run.input_held
+    );
 }
 
 #[test]

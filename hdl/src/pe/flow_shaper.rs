@@ -70,8 +70,10 @@
 //! **Latency, throughput.** A fast beat taken at clock t is offered on `m`
 //! at t+1 (the register `r`); with the slow lane idle the fast path
 //! carries one beat per clock back to back. A slow beat is pushed from `r`
-//! at t+1 and readable from the lane at t+3: a whole frame leaves one beat
-//! per clock once released. `m.tvalid`, `m_label` and `m_alt` depend on
+//! at t+1; a slow frame's first beat is offered at the earliest two clocks
+//! after its last beat was taken (three for a one-beat frame: the RAM's
+//! write-to-read time), and once released the frame leaves one beat per
+//! clock. `m.tvalid`, `m_label` and `m_alt` depend on
 //! registers only; `s.tready` on registers and `m.tready` (the beat in `r`
 //! leaves while it is taken). `reset` (synchronous) empties the block and
 //! frees every slot.
