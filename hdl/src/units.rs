@@ -69,5 +69,6 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
             "ingress_queue",
             verilog_of(crate::pe::IngressQueue::default()),
         ),
+        ("flow_shaper", verilog_of(crate::pe::FlowShaper::default())),
     ]
 }

@@ -8,6 +8,7 @@ pub mod bucket;
 pub mod ecn;
 pub mod fast_cnp;
 pub mod fcn_rx;
+pub mod flow_shaper;
 pub mod gateway;
 pub mod learning;
 pub mod longhaul;
