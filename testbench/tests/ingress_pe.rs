@@ -49,11 +49,8 @@ fn both(gw: &mut Gateway, m: &mut GatewayModel, off: u32, v: u32) {
 
 /// A gateway and model with this PE's addresses and a tunnel: `control`
 /// its `TUNNEL_CONTROL`, `mtu` the WAN MTU.
-pub fn setup(control: u32, mtu: u32) -> (Gateway, GatewayModel) {
-    setup_on(Gateway::new(), control, mtu)
-}
-
-pub fn setup_on(mut gw: Gateway, control: u32, mtu: u32) -> (Gateway, GatewayModel) {
+fn setup(control: u32, mtu: u32) -> (Gateway, GatewayModel) {
+    let mut gw = Gateway::new();
     let mut m = GatewayModel::new();
     m.set_reset_clock(gw.reset_released_at());
     let mut regs = vec![
@@ -145,7 +142,7 @@ impl Flow {
 
 /// The dc_rx traffic of a run: flows' frames, trailers, long frames,
 /// random traffic.
-pub fn traffic(rng: &mut StdRng, n: usize) -> Vec<(u64, Frame)> {
+fn traffic(rng: &mut StdRng, n: usize) -> Vec<(u64, Frame)> {
     let flows: Vec<Flow> = (0..24).map(|_| Flow::random(rng)).collect();
     let mut out = Vec::new();
     for i in 0..n {
