@@ -2,7 +2,7 @@
 //!
 //! ```text
 //!  dc_rx  ->[skid]->+->[CE marker]-+------------------------------->[skid]-> wan_tx
-//!                   |              +->[IngressQueue]->[TunnelEncap]-^ (ingress PE)
+//!                   |              +->[IngressQueue]->[FlowShaper]->[TunnelEncap]-^ (ingress PE)
 //!                   +-> HeaderParser -> dc_hdr_*, counters
 //!                   +-> CmSnoop -> CmLearner <- CmSnoop (wan_rx, below)
 //!                         |            | LearnSqp (second)
@@ -40,7 +40,11 @@
 //! PE-01) holds each dc_rx frame in `IngressQueue` until its look-up's
 //! answer names its label (a `frame_pipe` bit follows every dc_rx header
 //! through the five look-up clocks) and `TunnelEncap` puts it into the
-//! VXLAN or SRv6 tunnel of the `TUNNEL_*` registers; the egress PE (PE-02,
+//! VXLAN or SRv6 tunnel of the `TUNNEL_*` registers. Between the two,
+//! `FlowShaper` (PE-05, `PE_SHAPER_CONTROL.enable`) slows the flows light
+//! Fast CNPs (levels 1..3, which `FcnTranslator` then checks and hands
+//! over instead of translating) name, and picks the alternate SRv6 path
+//! (`TUNNEL_ALT_SID*`) for a flow its path flag moves; the egress PE (PE-02,
 //! PE-06) decapsulates with `TunnelDecap`. Each is bypassed while its role
 //! is off.
 //! Source-QP learning (LH-01, `LEARN_CONTROL.cm_enable`): a `CmSnoop` on
@@ -64,7 +68,7 @@ use crate::learn::{CmEventSource, CmLearner, CmSnoop, PsnPairer};
 use crate::lh::{FormatTable, LhController, QueueKb, QueueMeter, TimeOfDay};
 use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
-use crate::pe::{IngressQueue, TunnelDecap, TunnelEncap, TwoThreshold};
+use crate::pe::{FlowShaper, IngressQueue, TunnelDecap, TunnelEncap, TwoThreshold};
 use crate::stats::FrameCounters;
 use crate::stream::{AxisSink, AxisSource, FrameFilter, FrameMux, HeaderSource, SkidBuffer};
 use cngw_regmap::{offset, REGISTERS};
@@ -285,7 +289,24 @@ const _: () = {
     assert!(REGISTERS[228].offset == offset::TUNNEL_TRIMMED);
     assert!(REGISTERS[229].offset == offset::TUNNEL_TRUNCATED);
     assert!(REGISTERS[230].offset == offset::TUNNEL_OVERSIZE_CUTS);
-    assert!(REGISTERS.len() == 231);
+    assert!(REGISTERS[231].offset == offset::TUNNEL_ALT_SID0_0);
+    assert!(REGISTERS[235].offset == offset::TUNNEL_ALT_SID1_0);
+    assert!(REGISTERS[238].offset == offset::TUNNEL_ALT_SID1_3);
+    assert!(REGISTERS[239].offset == offset::PE_SHAPER_CONTROL);
+    assert!(REGISTERS[240].offset == offset::PE_SHAPER_RATE);
+    assert!(REGISTERS[241].offset == offset::PE_SHAPER_RECOVER);
+    assert!(REGISTERS[242].offset == offset::PE_SHAPER_BURST);
+    assert!(REGISTERS[243].offset == offset::PE_SHAPER_ALT);
+    assert!(REGISTERS[244].offset == offset::PE_SHAPER_PROBE_SLOT);
+    assert!(REGISTERS[245].offset == offset::PE_SHAPER_PROBE_STATE);
+    assert!(REGISTERS[246].offset == offset::PE_SHAPER_PROBE_LABEL);
+    assert!(REGISTERS[247].offset == offset::PE_SHAPER_PROBE_TOKENS);
+    assert!(REGISTERS[248].offset == offset::PE_SHAPER_SHAPED_FRAMES);
+    assert!(REGISTERS[249].offset == offset::PE_SHAPER_NOTES_TAKEN);
+    assert!(REGISTERS[250].offset == offset::PE_SHAPER_NOTES_DROPPED);
+    assert!(REGISTERS[251].offset == offset::PE_SHAPER_REROUTES);
+    assert!(REGISTERS[252].offset == offset::PE_SHAPER_RETURNS);
+    assert!(REGISTERS.len() == 253);
 };
 
 #[derive(LogicBlock)]
@@ -375,6 +396,13 @@ pub struct Gateway {
     /// (next-hop MAC, remote PE, SID0, SID1); the counters (encapsulated,
     /// not IP, MTU, trimmed, truncated, cut).
     ingress_q: IngressQueue,
+    /// PE-05: the per-flow shaper between queue and encapsulation; light
+    /// Fast CNPs handed to it; the probed slot's state word and tokens
+    /// (sign-extended).
+    shaper: FlowShaper,
+    light_local: Signal<Local, Bit>,
+    probe_state: Signal<Local, Bits<32>>,
+    probe_tokens: Signal<Local, Bits<32>>,
     encap: TunnelEncap,
     ingress: Signal<Local, Bit>,
     dc_mid_ready: Signal<Local, Bit>,
@@ -518,13 +546,17 @@ impl Default for Gateway {
             decap_counts: (0..6).map(|_| Default::default()).collect(),
             tunnel_lanes: (0..2).map(|_| Default::default()).collect(),
             ingress_q: Default::default(),
+            shaper: Default::default(),
+            light_local: Default::default(),
+            probe_state: Default::default(),
+            probe_tokens: Default::default(),
             encap: Default::default(),
             ingress: Default::default(),
             dc_mid_ready: Default::default(),
             frame_pipe: (0..5).map(|_| Default::default()).collect(),
             flow_label: Default::default(),
             encap_counts: (0..6).map(|_| Default::default()).collect(),
-            tun_lanes: (0..14).map(|_| Default::default()).collect(),
+            tun_lanes: (0..22).map(|_| Default::default()).collect(),
             flow_table: Default::default(),
             queue_kb: Default::default(),
             meter: Default::default(),
@@ -613,6 +645,7 @@ impl Logic for Gateway {
             fcn_tr,
             decap,
             ingress_q,
+            shaper,
             encap,
             csr,
             flow_table,
@@ -706,18 +739,28 @@ impl Logic for Gateway {
         self.ingress_q.s.tlast.next = self.ce_marker.m.tlast.val();
         self.ingress_q.s.tuser.next = self.ce_marker.m.tuser.val();
         self.ingress_q.s.tvalid.next = self.ce_marker.m.tvalid.val() & self.ingress.val();
+        // PE-05: the shaper takes each frame with its label (offered only
+        // with it) and hands it on with its label and path.
+        self.shaper.reset.next = self.reset.val() | !self.ingress.val();
+        self.shaper.s.tdata.next = self.ingress_q.m.tdata.val();
+        self.shaper.s.tkeep.next = self.ingress_q.m.tkeep.val();
+        self.shaper.s.tlast.next = self.ingress_q.m.tlast.val();
+        self.shaper.s.tuser.next = self.ingress_q.m.tuser.val();
+        self.shaper.s.tvalid.next = self.ingress_q.m.tvalid.val();
+        self.shaper.s_label.next = self.ingress_q.m_label.val();
+        self.ingress_q.m.tready.next = self.shaper.s.tready.val();
         self.encap.reset.next = self.reset.val() | !self.ingress.val();
-        self.encap.s.tdata.next = self.ingress_q.m.tdata.val();
-        self.encap.s.tkeep.next = self.ingress_q.m.tkeep.val();
-        self.encap.s.tlast.next = self.ingress_q.m.tlast.val();
-        self.encap.s.tuser.next = self.ingress_q.m.tuser.val();
-        self.encap.s.tvalid.next = self.ingress_q.m.tvalid.val();
-        self.ingress_q.m.tready.next = self.encap.s.tready.val();
-        // The queue offers a first beat only with its label: that is the
-        // frame's command.
-        self.encap.cmd_valid.next = self.ingress_q.m.tvalid.val();
+        self.encap.s.tdata.next = self.shaper.m.tdata.val();
+        self.encap.s.tkeep.next = self.shaper.m.tkeep.val();
+        self.encap.s.tlast.next = self.shaper.m.tlast.val();
+        self.encap.s.tuser.next = self.shaper.m.tuser.val();
+        self.encap.s.tvalid.next = self.shaper.m.tvalid.val();
+        self.shaper.m.tready.next = self.encap.s.tready.val();
+        // The shaper's beats carry their label and path through each
+        // frame: the first beat's are the frame's command.
+        self.encap.cmd_valid.next = self.shaper.m.tvalid.val();
         self.encap.cmd_encap.next = true;
-        self.encap.cmd_label.next = self.ingress_q.m_label.val();
+        self.encap.cmd_label.next = self.shaper.m_label.val();
         self.encap.m.tready.next = self.dc_out.s.tready.val() & self.ingress.val();
         self.dc_out.s.tdata.next = self.ce_marker.m.tdata.val();
         self.dc_out.s.tkeep.next = self.ce_marker.m.tkeep.val();
@@ -990,6 +1033,16 @@ impl Logic for Gateway {
         self.fcn_tr.msg_ok.next =
             self.fcn_rx.msg_well_formed.val() & self.fcn_rx.msg_checksum_ok.val();
         self.fcn_tr.msg_in_domain.next = self.fcn_rx.msg_in_domain.val();
+        // PE-05: with the shaper on, a light Fast CNP (level 1..3) is the
+        // PE's own business: checked and rate-limited like any, then a
+        // notification to the shaper instead of a CNP.
+        self.light_local.next = self.ingress.val()
+            & self.csr.values[239].val().get_bit(0)
+            & (self.fcn_rx.msg_level.val() != 0)
+            & (self.fcn_rx.msg_level.val() < 4);
+        self.fcn_tr.msg_local.next = self.light_local.val();
+        self.shaper.note_valid.next = self.fcn_tr.note_valid.val();
+        self.shaper.note_label.next = self.fcn_tr.note_label.val();
         self.fcn_tr.refill_clocks.next = self.csr.values[186].val();
         self.fcn_rx_depth.next = self.csr.values[187].val().get_bits::<4>(0);
         if self.csr.values[187].val() > 8 {
@@ -1495,9 +1548,20 @@ impl Logic for Gateway {
                 | ((self.csr.values[221 + i].val() >> 8) & 0xFF00)
                 | ((self.csr.values[221 + i].val() << 8) & 0xFF_0000)
                 | (self.csr.values[221 + i].val() << 24);
+            self.tun_lanes[14 + i].next = (self.csr.values[231 + i].val() >> 24)
+                | ((self.csr.values[231 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[231 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[231 + i].val() << 24);
+            self.tun_lanes[18 + i].next = (self.csr.values[235 + i].val() >> 24)
+                | ((self.csr.values[235 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[235 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[235 + i].val() << 24);
         }
         self.encap.tun_srv6.next = self.csr.values[198].val().get_bit(3);
         self.encap.tun_two_sids.next = self.csr.values[198].val().get_bit(4);
+        if self.shaper.m_alt.val() {
+            self.encap.tun_two_sids.next = self.csr.values[239].val().get_bit(2);
+        }
         self.encap.tun_compat.next = self.csr.values[198].val().get_bit(5);
         self.encap.tun_dst_mac.next = bit_cast::<48, 32>(self.tun_lanes[0].val())
             | (bit_cast::<48, 32>(self.tun_lanes[1].val()) << 16);
@@ -1515,6 +1579,49 @@ impl Logic for Gateway {
             | (bit_cast::<128, 32>(self.tun_lanes[11].val()) << 32)
             | (bit_cast::<128, 32>(self.tun_lanes[12].val()) << 64)
             | (bit_cast::<128, 32>(self.tun_lanes[13].val()) << 96);
+        // PE-05: a frame the shaper sends on the alternate path takes the
+        // alternate segment list (TUNNEL_ALT_SID*, PE_SHAPER_CONTROL bit 2).
+        if self.shaper.m_alt.val() {
+            self.encap.tun_sid0.next = bit_cast::<128, 32>(self.tun_lanes[14].val())
+                | (bit_cast::<128, 32>(self.tun_lanes[15].val()) << 32)
+                | (bit_cast::<128, 32>(self.tun_lanes[16].val()) << 64)
+                | (bit_cast::<128, 32>(self.tun_lanes[17].val()) << 96);
+            self.encap.tun_sid1.next = bit_cast::<128, 32>(self.tun_lanes[18].val())
+                | (bit_cast::<128, 32>(self.tun_lanes[19].val()) << 32)
+                | (bit_cast::<128, 32>(self.tun_lanes[20].val()) << 64)
+                | (bit_cast::<128, 32>(self.tun_lanes[21].val()) << 96);
+        }
+        // PE-05: the shaper's registers (239..244).
+        self.shaper.us_tick.next = self.us_tick.val();
+        self.shaper.enable.next = self.csr.values[239].val().get_bit(0);
+        self.shaper.alt_enable.next = self.csr.values[239].val().get_bit(1);
+        self.shaper.cut_shift.next = self.csr.values[239].val().get_bits::<4>(8);
+        self.shaper.max_rate.next = self.csr.values[240].val().get_bits::<16>(0);
+        self.shaper.min_rate.next = self.csr.values[240].val().get_bits::<16>(16);
+        self.shaper.recover_us.next = self.csr.values[241].val().get_bits::<16>(0);
+        self.shaper.recover_step.next = self.csr.values[241].val().get_bits::<16>(16);
+        self.shaper.burst.next = self.csr.values[242].val().get_bits::<24>(0);
+        self.shaper.alt_below.next = self.csr.values[243].val().get_bits::<16>(0);
+        self.shaper.alt_above.next = self.csr.values[243].val().get_bits::<16>(16);
+        self.shaper.probe_slot.next = self.csr.values[244].val().get_bits::<3>(0);
+        self.shaper.clear_counters.next = self.csr.values[5].val().get_bit(0);
+        self.probe_state.next = (bit_cast::<32, 16>(self.shaper.probe_rate.val()) << 16)
+            | (bit_cast::<32, 9>(self.shaper.probe_waiting.val()) << 4);
+        if self.shaper.probe_used.val() {
+            self.probe_state.next = (bit_cast::<32, 16>(self.shaper.probe_rate.val()) << 16)
+                | (bit_cast::<32, 9>(self.shaper.probe_waiting.val()) << 4)
+                | 1;
+        }
+        if self.shaper.probe_used.val() & self.shaper.probe_alt.val() {
+            self.probe_state.next = (bit_cast::<32, 16>(self.shaper.probe_rate.val()) << 16)
+                | (bit_cast::<32, 9>(self.shaper.probe_waiting.val()) << 4)
+                | 3;
+        }
+        self.probe_tokens.next = bit_cast::<32, 26>(self.shaper.probe_tokens.val());
+        if self.shaper.probe_tokens.val().get_bit(25) {
+            self.probe_tokens.next =
+                bit_cast::<32, 26>(self.shaper.probe_tokens.val()) | (bits::<32>(0x3F) << 26);
+        }
         self.encap.tun_vni.next = self.csr.values[213].val().get_bits::<24>(0);
         self.encap.tun_udp_base.next = self.csr.values[214].val().get_bits::<16>(0);
         self.encap.tun_udp_mask.next = self.csr.values[214].val().get_bits::<16>(16);
@@ -1708,6 +1815,14 @@ impl Logic for Gateway {
             self.csr.status[201 + i].next = self.decap_counts[i].q.val();
             self.csr.status[225 + i].next = self.encap_counts[i].q.val();
         }
+        self.csr.status[245].next = self.probe_state.val();
+        self.csr.status[246].next = bit_cast::<32, 20>(self.shaper.probe_label.val());
+        self.csr.status[247].next = self.probe_tokens.val();
+        self.csr.status[248].next = self.shaper.shaped_frames.val();
+        self.csr.status[249].next = self.shaper.notes_taken.val();
+        self.csr.status[250].next = self.shaper.notes_dropped.val();
+        self.csr.status[251].next = self.shaper.reroutes.val();
+        self.csr.status[252].next = self.shaper.returns.val();
         self.csr.status[147].next = self.tod.captured.val().get_bits::<32>(32);
         self.csr.status[148].next = self.tod.captured.val().get_bits::<32>(0);
     }

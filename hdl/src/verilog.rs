@@ -168,10 +168,8 @@ pub fn lint_waivers() -> String {
         // Flow-table outputs for aging and CSR iteration, not wired yet.
         "flow_table$resp_inserted",
         "flow_table$resp_entry",
-        // The Fast CNP's source only feeds the receiver's own domain check;
-        // its level is for the light-notification shaper (PE-05), not built.
+        // The Fast CNP's source only feeds the receiver's own domain check.
         "fcn_rx$msg_src",
-        "fcn_rx$msg_level",
         // Frames the egress PE passes unchanged are counted by wan_rx's
         // counters already.
         "decap$passed",
@@ -203,7 +201,10 @@ pub fn lint_waivers() -> String {
     // `m.tvalid` and its FIFOs' `full` and `empty` come from registers,
     // the encapsulation's `s.tready` from its registers and the command
     // (the queue's registered `m.tvalid`), the CE marker's `s.tready` is
-    // its `m.tready`; the blocks that read them are single vertices.
+    // its `m.tready`; the blocks that read them are single vertices. The
+    // shaper between them: its `s.tready` depends on its registers and its
+    // `m.tready` only, its `m.*` on registers only (FlowShaper's
+    // documentation), but its one always block reads `s.tdata` too.
     for signal in [
         "fcn_rx$claim",
         "wan_filter$m$tready",
@@ -215,6 +216,7 @@ pub fn lint_waivers() -> String {
         "ce_marker$m$tready",
         "ingress_q$s$tready",
         "encap$s$tready",
+        "shaper$s$tready",
     ] {
         writeln!(
             v,

@@ -144,6 +144,24 @@ pub struct FcnRxModel {
     reset_clock: u64,
     bucket: TokenBucket,
     pending: Vec<Notification>,
+    light: Vec<LightNote>,
+}
+
+/// PE-05: a light Fast CNP (level 1..3) the PE keeps for its own shaper
+/// while `PE_SHAPER_CONTROL.enable` (and the tunnel's ingress role) is on:
+/// checked and rate-limited like any, then no CNP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LightNote {
+    /// The clock the shaper sees it (the translator's decision clock).
+    pub clock: u64,
+    pub label: u32,
+}
+
+/// PE-05: the light notifications this PE handles itself.
+pub fn keeps_light(msg: &Received, r: &dyn Registers) -> bool {
+    r.reg(offset::TUNNEL_CONTROL) & cngw_regmap::tunnel_control::INGRESS_PE != 0
+        && r.reg(offset::PE_SHAPER_CONTROL) & cngw_regmap::pe_shaper::ENABLE != 0
+        && (1..=3).contains(&msg.level)
 }
 
 impl FcnRxModel {
@@ -185,6 +203,13 @@ impl FcnRxModel {
             return;
         }
         self.bucket.take(k, depth);
+        if keeps_light(msg, r) {
+            self.light.push(LightNote {
+                clock,
+                label: msg.label,
+            });
+            return;
+        }
         let Some((sip, sqp)) = flow(place) else {
             regs.count(offset::FCN_RX_UNKNOWN_LABEL);
             return;
@@ -208,6 +233,11 @@ impl FcnRxModel {
             clock,
             frame: crate::Frame::new(frame),
         });
+    }
+
+    /// The light notifications handed to the shaper so far (taken out).
+    pub fn take_light(&mut self) -> Vec<LightNote> {
+        std::mem::take(&mut self.light)
     }
 
     /// The standard CNPs decided so far, in order (taken out).

@@ -686,6 +686,14 @@ impl GatewayModel {
         self.fcn_rx.take()
     }
 
+    /// PE-05: light Fast CNPs the ingress PE handed to its shaper instead
+    /// of translating them (taken out). The shaper itself is timed: the
+    /// frame-level model does not say which frames it delays or reroutes
+    /// (`cngw_model::flow_shaper` models it clock by clock).
+    pub fn take_light_notes(&mut self) -> Vec<crate::fcn_rx::LightNote> {
+        self.fcn_rx.take_light()
+    }
+
     /// LH-15: the format the registers say `sender` is notified in (the
     /// format table, else `LH_OPTIONS`).
     pub fn notify_format(&self, sender: std::net::IpAddr) -> crate::longhaul::NotifyFormat {

@@ -240,6 +240,41 @@ pub mod tunnel_control {
     pub const COMPAT: u32 = 1 << 5;
 }
 
+/// Bits and fields of `PE_SHAPER_CONTROL` and the packed `PE_SHAPER_*`
+/// registers: the ingress PE's per-flow shaper and alternate path (PE-05).
+pub mod pe_shaper {
+    /// Light notifications (Fast CNP levels 1..3) slow their flow at the
+    /// tunnel entrance instead of becoming standard CNPs.
+    pub const ENABLE: u32 = 1 << 0;
+    /// A shaped flow whose rate falls to `ALT_BELOW` moves to the alternate
+    /// SRv6 path (`TUNNEL_ALT_SID*`) until it recovers to `ALT_ABOVE`.
+    pub const ALT_ENABLE: u32 = 1 << 1;
+    /// The alternate path has two SIDs (`TUNNEL_ALT_SID0_*`, then `_SID1_*`).
+    pub const ALT_TWO_SIDS: u32 = 1 << 2;
+    /// `rate -= rate >> cut_shift` per light notification, bits 11..8.
+    pub const CUT_SHIFT_LSB: u32 = 8;
+    /// Default cut: 1/8 of the rate per notification.
+    pub const DEFAULT_CUT_SHIFT: u32 = 3;
+    /// `PE_SHAPER_RATE`: maximum (15..0) and minimum (31..16) rate, bytes per
+    /// microsecond. Default 12,500 (100 Gb/s) and 1,250 (10 Gb/s).
+    pub const DEFAULT_RATE: u32 = 12_500 | (1_250 << 16);
+    /// `PE_SHAPER_RECOVER`: quiet microseconds per step (15..0) and the step
+    /// in bytes per microsecond (31..16). Default 55 us (DCQCN's rate
+    /// increase timer) and 1,250.
+    pub const DEFAULT_RECOVER: u32 = 55 | (1_250 << 16);
+    /// `PE_SHAPER_BURST` default: 64 KiB.
+    pub const DEFAULT_BURST: u32 = 65_536;
+    /// `PE_SHAPER_ALT` default: below 6,250 (50 Gb/s), back at 10,000 (80 Gb/s).
+    pub const DEFAULT_ALT: u32 = 6_250 | (10_000 << 16);
+    /// `PE_SHAPER_PROBE_STATE`: the slot is in use (bit 0), its flow takes
+    /// the alternate path (bit 1), its frames in the block (12..4), its rate
+    /// (31..16).
+    pub const PROBE_USED: u32 = 1 << 0;
+    pub const PROBE_ALT: u32 = 1 << 1;
+    pub const PROBE_WAITING_LSB: u32 = 4;
+    pub const PROBE_RATE_LSB: u32 = 16;
+}
+
 /// Bits of `FCN_RX_DOM0_CONTROL` / `FCN_RX_DOM1_CONTROL`.
 pub mod fcn_rx_dom_control {
     /// The prefix is in use.
@@ -570,6 +605,105 @@ const TUNNEL_CONTROL_FIELDS: &[Field] = &[
         lsb: 5,
         width: 1,
         doc: "RFC 6040 compatibility mode (outer Not-ECT); 0: normal mode",
+    },
+];
+
+const PE_SHAPER_CONTROL_FIELDS: &[Field] = &[
+    Field {
+        name: "enable",
+        lsb: 0,
+        width: 1,
+        doc: "PE-05: light Fast CNPs (levels 1..3) slow their flow at the tunnel entrance instead of becoming CNPs",
+    },
+    Field {
+        name: "alt_enable",
+        lsb: 1,
+        width: 1,
+        doc: "PE-05: shaped flows at or below PE_SHAPER_ALT.below take the alternate SRv6 path until back at .above",
+    },
+    Field {
+        name: "alt_two_sids",
+        lsb: 2,
+        width: 1,
+        doc: "the alternate path has two SIDs (ALT_SID0 then ALT_SID1); 0: ALT_SID0 only",
+    },
+    Field {
+        name: "cut_shift",
+        lsb: 8,
+        width: 4,
+        doc: "each light notification cuts rate >> cut_shift",
+    },
+];
+
+const PE_SHAPER_RATE_FIELDS: &[Field] = &[
+    Field {
+        name: "max",
+        lsb: 0,
+        width: 16,
+        doc: "full rate, bytes per microsecond: a slot recovered to it is freed",
+    },
+    Field {
+        name: "min",
+        lsb: 16,
+        width: 16,
+        doc: "floor of the cuts, bytes per microsecond",
+    },
+];
+
+const PE_SHAPER_RECOVER_FIELDS: &[Field] = &[
+    Field {
+        name: "quiet_us",
+        lsb: 0,
+        width: 16,
+        doc: "microseconds without a notification per recovery step (0 acts as 1)",
+    },
+    Field {
+        name: "step",
+        lsb: 16,
+        width: 16,
+        doc: "rate added per step, bytes per microsecond",
+    },
+];
+
+const PE_SHAPER_ALT_FIELDS: &[Field] = &[
+    Field {
+        name: "below",
+        lsb: 0,
+        width: 16,
+        doc: "a shaped flow at or below this rate moves to the alternate path",
+    },
+    Field {
+        name: "above",
+        lsb: 16,
+        width: 16,
+        doc: "and returns at or above this one (above > below)",
+    },
+];
+
+const PE_SHAPER_PROBE_STATE_FIELDS: &[Field] = &[
+    Field {
+        name: "used",
+        lsb: 0,
+        width: 1,
+        doc: "the probed slot shapes a flow",
+    },
+    Field {
+        name: "alt",
+        lsb: 1,
+        width: 1,
+        doc: "its flow takes the alternate path",
+    },
+    Field {
+        name: "waiting",
+        lsb: 4,
+        width: 9,
+        doc: "its frames in the shaper",
+    },
+    Field {
+        name: "rate",
+        lsb: 16,
+        width: 16,
+        doc: "its rate, bytes per microsecond",
     },
 ];
 
@@ -1155,6 +1289,50 @@ register_map! {
     TUNNEL_TRUNCATED @ 0x740 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// FCN-02: frames longer than the ingress queue takes (10,240 bytes), cut there and ended with tuser set.
     TUNNEL_OVERSIZE_CUTS @ 0x744 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-05: the alternate SRv6 path's first SID, bytes 0..3 (lane order as TUNNEL_SID0_*).
+    TUNNEL_ALT_SID0_0 @ 0x748 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Alternate first SID bytes 4..7.
+    TUNNEL_ALT_SID0_1 @ 0x74C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Alternate first SID bytes 8..11.
+    TUNNEL_ALT_SID0_2 @ 0x750 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Alternate first SID bytes 12..15.
+    TUNNEL_ALT_SID0_3 @ 0x754 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// PE-05: the alternate path's second SID (with PE_SHAPER_CONTROL.alt_two_sids), bytes 0..3.
+    TUNNEL_ALT_SID1_0 @ 0x758 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Alternate second SID bytes 4..7.
+    TUNNEL_ALT_SID1_1 @ 0x75C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Alternate second SID bytes 8..11.
+    TUNNEL_ALT_SID1_2 @ 0x760 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Alternate second SID bytes 12..15.
+    TUNNEL_ALT_SID1_3 @ 0x764 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// PE-05: the ingress PE's per-flow shaper (8 slots) and alternate path; off after reset.
+    PE_SHAPER_CONTROL @ 0x768 : ReadWrite = pe_shaper::DEFAULT_CUT_SHIFT << pe_shaper::CUT_SHIFT_LSB, volatile = false, fields = PE_SHAPER_CONTROL_FIELDS;
+    /// PE-05: a shaped flow's rate range, bytes per microsecond.
+    PE_SHAPER_RATE @ 0x76C : ReadWrite = pe_shaper::DEFAULT_RATE, volatile = false, fields = PE_SHAPER_RATE_FIELDS;
+    /// PE-05: recovery when the notifications stop.
+    PE_SHAPER_RECOVER @ 0x770 : ReadWrite = pe_shaper::DEFAULT_RECOVER, volatile = false, fields = PE_SHAPER_RECOVER_FIELDS;
+    /// PE-05: token bucket depth per shaped flow, bytes (24 bits).
+    PE_SHAPER_BURST @ 0x774 : ReadWrite = pe_shaper::DEFAULT_BURST, volatile = false, fields = WHOLE;
+    /// PE-05: the alternate path's hysteresis, bytes per microsecond.
+    PE_SHAPER_ALT @ 0x778 : ReadWrite = pe_shaper::DEFAULT_ALT, volatile = false, fields = PE_SHAPER_ALT_FIELDS;
+    /// PE-05: the shaper slot (0..7) the PE_SHAPER_PROBE_* registers show.
+    PE_SHAPER_PROBE_SLOT @ 0x77C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// PE-05: the probed slot's state.
+    PE_SHAPER_PROBE_STATE @ 0x780 : ReadOnly = 0, volatile = true, fields = PE_SHAPER_PROBE_STATE_FIELDS;
+    /// PE-05: the probed slot's flow label.
+    PE_SHAPER_PROBE_LABEL @ 0x784 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-05: the probed slot's tokens, bytes, two's complement (a deficit is negative).
+    PE_SHAPER_PROBE_TOKENS @ 0x788 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-05: frames that left the shaper through its slow lane (shaped).
+    PE_SHAPER_SHAPED_FRAMES @ 0x78C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-05: light notifications that cut a shaped flow's rate or took a slot.
+    PE_SHAPER_NOTES_TAKEN @ 0x790 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-05: light notifications ignored because all 8 slots were in use.
+    PE_SHAPER_NOTES_DROPPED @ 0x794 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-05: shaped flows moved to the alternate path.
+    PE_SHAPER_REROUTES @ 0x798 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PE-05: flows moved back to the primary path.
+    PE_SHAPER_RETURNS @ 0x79C : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

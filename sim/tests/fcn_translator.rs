@@ -6,7 +6,10 @@
 //! flow's source address, its source QP as DQP, the address family) and
 //! every counter equals a clock-by-clock reference of the block's rules,
 //! whose token bucket is the model's (`cngw_model::bucket`); label to place
-//! is the model's (`cngw_model::placement`).
+//! is the model's (`cngw_model::placement`). Messages flagged local (PE-05:
+//! a light Fast CNP for the PE's own shaper) pass the same checks and the
+//! bucket and leave on `note_valid`/`note_label` in their clock instead of
+//! becoming reads.
 
 use cngw_model::bucket::TokenBucket;
 use cngw_model::placement::{Location, MAX_LABEL};
@@ -54,6 +57,7 @@ fn place_bits(l: Location) -> (u64, u64, u64) {
 #[test]
 fn fcn_05_translator_matches_its_reference_with_random_grants_and_backpressure() {
     let mut totals: BTreeMap<&'static str, u32> = BTreeMap::new();
+    let mut totals_notes: Vec<u32> = Vec::new();
     for seed in 0..4u64 {
         let mut rng = StdRng::seed_from_u64(seed);
         // A slow bucket (rate limiting), then a fast one (queue drops).
@@ -106,6 +110,8 @@ fn fcn_05_translator_matches_its_reference_with_random_grants_and_backpressure()
             };
             let ok = !rng.gen_bool(0.1);
             let in_domain = !rng.gen_bool(0.1);
+            let local = rng.gen_bool(0.2);
+            u.set_u64("msg_local", local as u64).unwrap();
             u.set_u64("msg_valid", msg as u64).unwrap();
             u.set_u64("msg_label", label as u64).unwrap();
             u.set_u64("msg_ok", ok as u64).unwrap();
@@ -157,6 +163,11 @@ fn fcn_05_translator_matches_its_reference_with_random_grants_and_backpressure()
 
             // The reference's clock, in the block's order.
             let count = |r: &mut Reference, name| *r.counters.entry(name).or_default() += 1;
+            let note = (
+                u.get_u64("note_valid").unwrap() == 1,
+                u.get_u64("note_label").unwrap() as u32,
+            );
+            let mut want_note = false;
             if msg {
                 if !ok {
                     count(&mut r, "malformed");
@@ -166,12 +177,20 @@ fn fcn_05_translator_matches_its_reference_with_random_grants_and_backpressure()
                     count(&mut r, "unknown_label");
                 } else if r.bucket.tokens_at(k, depth, refill) == 0 {
                     count(&mut r, "rate_limited");
+                } else if local {
+                    r.bucket.take(k, depth);
+                    count(&mut r, "notes");
+                    want_note = true;
                 } else if used >= 4 {
                     count(&mut r, "queue_drops");
                 } else {
                     r.bucket.take(k, depth);
                     r.reads.push_back(Location::of_label(label).unwrap());
                 }
+            }
+            assert_eq!(note.0, want_note, "seed {seed} clock {k}: note_valid");
+            if want_note {
+                assert_eq!(note.1, label, "seed {seed} clock {k}: note_label");
             }
             if taken {
                 let l = r.reads.pop_front().unwrap();
@@ -205,12 +224,15 @@ fn fcn_05_translator_matches_its_reference_with_random_grants_and_backpressure()
             assert_eq!(u.get_u64(name).unwrap() as u32, want, "seed {seed}: {name}");
             *totals.entry(name).or_default() += want;
         }
+        totals_notes.push(r.counters.get("notes").copied().unwrap_or(0));
         eprintln!(
             "seed {seed}: {} CNP jobs, counters {:?}",
             got.len(),
             r.counters
         );
     }
+    let notes: u32 = totals_notes.iter().sum();
+    assert!(notes > 0, "local notes occur");
     assert_eq!(totals.len(), 7);
     assert!(
         totals.values().all(|&n| n > 0),

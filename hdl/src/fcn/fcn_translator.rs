@@ -25,9 +25,12 @@
 //!    domain prefix): `out_of_domain`;
 //! 3. label 0 or above 16392: `unknown_label`;
 //! 4. no token (the receive-side bucket, FCN-06): `rate_limited`;
-//! 5. reads waiting, reads in flight and jobs queued already make 4:
+//! 5. `msg_local` (PE-05: a light notification for the PE's own shaper):
+//!    a token is taken and the label leaves on `note_valid`/`note_label`
+//!    in the same clock (no read, no CNP, counted by the shaper);
+//! 6. reads waiting, reads in flight and jobs queued already make 4:
 //!    `queue_drops`;
-//! 6. otherwise a token is taken and a read of the label's place waits in
+//! 7. otherwise a token is taken and a read of the label's place waits in
 //!    a FIFO; `rd_valid` shows the oldest; the gateway grants it with
 //!    `rd_taken` in a clock the flow table is free and answers five clocks
 //!    later on `resp_*` (`resp_valid` high only for this block's reads).
@@ -56,6 +59,13 @@ pub struct FcnTranslator {
     pub msg_label: Signal<In, Bits<20>>,
     pub msg_ok: Signal<In, Bit>,
     pub msg_in_domain: Signal<In, Bit>,
+    /// The message is handled here, not translated (PE-05: a light Fast
+    /// CNP while the PE's shaper is on): after checks 1..4 it leaves on
+    /// `note_valid`/`note_label` instead of becoming a read.
+    pub msg_local: Signal<In, Bit>,
+    /// A checked local message, in its own clock (combinational).
+    pub note_valid: Signal<Out, Bit>,
+    pub note_label: Signal<Out, Bits<20>>,
     pub refill_clocks: Signal<In, Bits<32>>,
     pub bucket_depth: Signal<In, Bits<4>>,
     pub clear_counters: Signal<In, Bit>,
@@ -125,6 +135,9 @@ impl Default for FcnTranslator {
             msg_label: Default::default(),
             msg_ok: Default::default(),
             msg_in_domain: Default::default(),
+            msg_local: Default::default(),
+            note_valid: Default::default(),
+            note_label: Default::default(),
             refill_clocks: Default::default(),
             bucket_depth: Default::default(),
             clear_counters: Default::default(),
@@ -228,6 +241,8 @@ impl Logic for FcnTranslator {
             + bit_cast::<4, 3>(self.in_flight.q.val())
             + bit_cast::<4, 3>(self.job_count.q.val());
         self.push_rd.next = false;
+        self.note_valid.next = false;
+        self.note_label.next = self.msg_label.val();
         if self.msg_valid.val() & self.enable.val() {
             if !self.msg_ok.val() {
                 self.malformed_count.d.next = self.malformed_count.q.val() + 1;
@@ -237,6 +252,8 @@ impl Logic for FcnTranslator {
                 self.unknown_count.d.next = self.unknown_count.q.val() + 1;
             } else if self.bucket.tokens.val() == 0 {
                 self.limited_count.d.next = self.limited_count.q.val() + 1;
+            } else if self.msg_local.val() {
+                self.note_valid.next = true;
             } else if self.used.val() >= 4 {
                 self.drops_count.d.next = self.drops_count.q.val() + 1;
             } else {
@@ -336,7 +353,7 @@ impl Logic for FcnTranslator {
         self.bucket.reset.next = self.reset.val();
         self.bucket.refill_clocks.next = self.refill_clocks.val();
         self.bucket.depth.next = self.bucket_depth.val();
-        self.bucket.take.next = self.push_rd.val();
+        self.bucket.take.next = self.push_rd.val() | self.note_valid.val();
 
         self.cnp_sent.next = self.sent_count.q.val();
         self.malformed.next = self.malformed_count.q.val();
