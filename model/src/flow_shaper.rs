@@ -57,6 +57,30 @@ impl Default for ShaperConfig {
 }
 
 impl ShaperConfig {
+    /// The gateway's shaper: `PE_SHAPER_CONTROL`, `_RATE`, `_RECOVER`,
+    /// `_BURST`, `_ALT`.
+    pub fn of_registers(r: &dyn crate::longhaul::Registers) -> ShaperConfig {
+        use cngw_regmap::{offset, pe_shaper};
+        let control = r.reg(offset::PE_SHAPER_CONTROL);
+        let (rate, recover, alt) = (
+            r.reg(offset::PE_SHAPER_RATE),
+            r.reg(offset::PE_SHAPER_RECOVER),
+            r.reg(offset::PE_SHAPER_ALT),
+        );
+        ShaperConfig {
+            enable: control & pe_shaper::ENABLE != 0,
+            max_rate: rate as u16,
+            min_rate: (rate >> 16) as u16,
+            cut_shift: ((control >> pe_shaper::CUT_SHIFT_LSB) & 0xF) as u8,
+            recover_us: recover as u16,
+            recover_step: (recover >> 16) as u16,
+            burst: r.reg(offset::PE_SHAPER_BURST) & 0xFF_FFFF,
+            alt_enable: control & pe_shaper::ALT_ENABLE != 0,
+            alt_below: alt as u16,
+            alt_above: (alt >> 16) as u16,
+        }
+    }
+
     /// The rate after one notification (the floor applied).
     pub fn cut(&self, rate: u32) -> u32 {
         (rate - (rate >> self.cut_shift)).max(self.min_rate as u32)

@@ -77,6 +77,20 @@ impl EncapConfig {
         }
     }
 
+    /// PE-05: the same tunnel on the alternate SRv6 path the shaper picks
+    /// for a slowed flow (`TUNNEL_ALT_SID0_*`, and `TUNNEL_ALT_SID1_*` with
+    /// `PE_SHAPER_CONTROL.alt_two_sids`).
+    pub fn alternate(r: &dyn Registers) -> EncapConfig {
+        let mut sids = vec![ipv6_registers(r, offset::TUNNEL_ALT_SID0_0)];
+        if r.reg(offset::PE_SHAPER_CONTROL) & cngw_regmap::pe_shaper::ALT_TWO_SIDS != 0 {
+            sids.push(ipv6_registers(r, offset::TUNNEL_ALT_SID1_0));
+        }
+        EncapConfig {
+            sids,
+            ..EncapConfig::of_registers(r)
+        }
+    }
+
     pub fn mode(&self) -> EncapMode {
         if self.compat {
             EncapMode::Compatibility

@@ -21,6 +21,12 @@
 //! ECT(1) mark does not. Every frame the receivers get is the frame its
 //! sender sent, but for that ECN; scapy checks every frame that leaves
 //! the chain (inner checksums and ICRC, Fast CNP UDP checksums, CNP ICRC).
+//!
+//! PE-05 (the third test): B's average sits between T1 and T2, so B sends
+//! only light Fast CNPs (levels 1..3) and remarks only ECT(1); A's shaper
+//! is on, so A keeps them (no standard CNP reaches a sender) and slows the
+//! flows they name at the tunnel entrance. Frames of different flows may
+//! then leave A in another order than they came; each flow's order holds.
 
 use cngw_driver::{Device, SimBus};
 use cngw_model::Frame;
@@ -28,7 +34,9 @@ use cngw_packet::flow_key::FlowKey;
 use cngw_packet::parsed::{classify, FrameClass};
 use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
 use cngw_packet::{Ecn, RoceFrameBuilder};
-use cngw_regmap::{fcn_control, fcn_rx_dom_control, feature, offset, pe_control, tunnel_control};
+use cngw_regmap::{
+    fcn_control, fcn_rx_dom_control, feature, offset, pe_control, pe_shaper, tunnel_control,
+};
 use cngw_sim::{frame_to_beats, Beat, Gateway, InPort, OutPort};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -128,9 +136,25 @@ fn flows() -> Vec<Flow> {
 }
 
 /// A: ingress PE (encapsulation toward C, Fast CNP reception from B's
-/// prefix, the flows' source QPs as static entries).
-fn ingress_pe(srv6: bool, flows: &[Flow]) -> Gateway {
+/// prefix, the flows' source QPs as static entries); with `shaped`, its
+/// shaper (PE-05) on at B's clock: 16 clocks per microsecond, full rate
+/// 1024 B/us (the line), cuts of 1/4, floor 128, +128 every 20 quiet us.
+fn ingress_pe(srv6: bool, flows: &[Flow], shaped: bool) -> Gateway {
     let mut a = Gateway::new();
+    if shaped {
+        for (off, v) in [
+            (offset::CLOCKS_PER_US, 16),
+            (offset::PE_SHAPER_RATE, 1024 | 128 << 16),
+            (offset::PE_SHAPER_RECOVER, 20 | 128 << 16),
+            (offset::PE_SHAPER_BURST, 4096),
+            (
+                offset::PE_SHAPER_CONTROL,
+                pe_shaper::ENABLE | 2 << pe_shaper::CUT_SHIFT_LSB,
+            ),
+        ] {
+            a.csr_write(off, v).unwrap();
+        }
+    }
     addresses(&mut a, A_MAC, A_IP6);
     a.csr_write(offset::GW_IPV4, u32::from(A_IP4)).unwrap();
     let (hi, lo) = mac_words(B_MAC);
@@ -345,8 +369,9 @@ fn ecn_of(frame: &[u8]) -> Ecn {
     Ecn::from_bits(classify(frame).ecn)
 }
 
-/// The whole chain for one tunnel kind, IPv4 and IPv6 flows together.
-fn chain(srv6: bool, seed: u64) {
+/// The whole chain for one tunnel kind, IPv4 and IPv6 flows together;
+/// `shaped`: B's queue between T1 and T2 and A's shaper on (PE-05).
+fn chain(srv6: bool, seed: u64, shaped: bool) {
     let mut rng = StdRng::seed_from_u64(seed);
     let flows = flows();
     let sent: Vec<(usize, Vec<u8>)> = (0..360u32)
@@ -357,11 +382,44 @@ fn chain(srv6: bool, seed: u64) {
         })
         .collect();
     let frames: Vec<Vec<u8>> = sent.iter().map(|(_, d)| d.clone()).collect();
-    let a = ingress_pe(srv6, &flows);
-    let b = wan_node(80_000_000);
+    let a = ingress_pe(srv6, &flows, shaped);
+    let b = wan_node(if shaped { 40_000_000 } else { 80_000_000 });
     let c = egress_pe();
     let mut r = run(a, b, c, &frames, seed);
     let kind = if srv6 { "SRv6" } else { "VXLAN" };
+
+    // The flow of each frame the receivers got, in their order: the
+    // order of A's, B's and C's outputs (B and C keep it; A keeps it per
+    // flow). Each flow's frames in the order its sender sent them.
+    assert_eq!(r.received.len(), frames.len(), "{kind}: no frame lost");
+    let order: Vec<usize> = r
+        .received
+        .iter()
+        .map(|rx| {
+            let key = FlowKey::of_header(&classify(&rx.data));
+            flows
+                .iter()
+                .position(|f| f.key() == key)
+                .expect("a flow's frame")
+        })
+        .collect();
+    let mut per_flow: Vec<VecDeque<&Vec<u8>>> = vec![VecDeque::new(); flows.len()];
+    for (f, d) in &sent {
+        per_flow[*f].push_back(d);
+    }
+    let expected: Vec<&Vec<u8>> = order
+        .iter()
+        .map(|&f| per_flow[f].pop_front().expect("no more frames of the flow"))
+        .collect();
+    let reordered = expected
+        .iter()
+        .zip(&frames)
+        .filter(|(e, f)| **e != *f)
+        .count();
+    eprintln!("{kind}: {reordered} frames left A in another place than they came");
+    if !shaped {
+        assert_eq!(reordered, 0, "without shaping A keeps the order");
+    }
 
     // A: one label per flow, never 0, on every tunnelled frame.
     assert_eq!(
@@ -370,7 +428,7 @@ fn chain(srv6: bool, seed: u64) {
         "{kind}: A sent every frame"
     );
     let mut label_of: BTreeMap<u32, usize> = BTreeMap::new();
-    for (t, (f, _)) in r.tunnelled.iter().zip(&sent) {
+    for (t, f) in r.tunnelled.iter().zip(&order) {
         let label = u32::from_be_bytes([0, t.data[15] & 0xf, t.data[16], t.data[17]]);
         assert_ne!(label, 0);
         assert_eq!(*label_of.entry(label).or_insert(*f), *f, "label {label}");
@@ -390,7 +448,11 @@ fn chain(srv6: bool, seed: u64) {
         frames.len()
     );
     assert_eq!(r.marked.len(), frames.len());
-    assert!(ce > 50 && ect1 > 50, "both marks");
+    if shaped {
+        assert!(ce == 0 && ect1 > 50, "only light marks: {ce} CE");
+    } else {
+        assert!(ce > 50 && ect1 > 50, "both marks");
+    }
     assert!(r.fast_cnps.len() > 20);
     assert_eq!(r.fast_cnps.len() as u32, fcn_sent);
     let mut levels = [0u32; 8];
@@ -405,10 +467,19 @@ fn chain(srv6: bool, seed: u64) {
             "a Fast CNP names label {label}"
         );
     }
-    assert!(
-        levels[1..4].iter().sum::<u32>() > 0 && levels[4..].iter().sum::<u32>() > 0,
-        "light and severe Fast CNPs: {levels:?}"
-    );
+    let light: u32 = levels[1..4].iter().sum();
+    let severe: u32 = levels[4..].iter().sum();
+    if shaped {
+        assert!(
+            light > 20 && severe == 0,
+            "light Fast CNPs only: {levels:?}"
+        );
+    } else {
+        assert!(
+            light > 0 && severe > 0,
+            "light and severe Fast CNPs: {levels:?}"
+        );
+    }
 
     // A: every Fast CNP taken in; a standard CNP per accepted one, to the
     // flow's sender and source QP.
@@ -419,7 +490,25 @@ fn chain(srv6: bool, seed: u64) {
     assert_eq!(reg(&mut r.a, offset::FCN_RX_NO_SQP), 0);
     assert_eq!(reg(&mut r.a, offset::FCN_RX_OUT_OF_DOMAIN), 0);
     assert_eq!(r.cnps.len() as u32, a_cnps);
-    assert!(a_cnps > 10, "{a_cnps} CNPs");
+    if shaped {
+        // PE-05: A keeps every light notification for its shaper.
+        let taken = reg(&mut r.a, offset::PE_SHAPER_NOTES_TAKEN);
+        let limited = reg(&mut r.a, offset::FCN_RX_RATE_LIMITED);
+        let shaped_frames = reg(&mut r.a, offset::PE_SHAPER_SHAPED_FRAMES);
+        eprintln!(
+            "{kind}: A's shaper took {taken} notifications ({limited} rate-limited), \
+             shaped {shaped_frames} frames"
+        );
+        assert_eq!(a_cnps, 0, "no CNP for a light notification");
+        assert_eq!(
+            taken + reg(&mut r.a, offset::PE_SHAPER_NOTES_DROPPED),
+            a_rx - limited,
+            "every accepted light notification reached the shaper"
+        );
+        assert!(taken > 20 && shaped_frames > 20);
+    } else {
+        assert!(a_cnps > 10, "{a_cnps} CNPs");
+    }
     for cnp in &r.cnps {
         let h = classify(&cnp.data);
         assert_eq!(h.class, FrameClass::Roce);
@@ -442,9 +531,8 @@ fn chain(srv6: bool, seed: u64) {
     }
 
     // C: every frame reaches its receiver, CE copied in, ECT(1) not.
-    assert_eq!(r.received.len(), frames.len(), "{kind}: no frame lost");
     let (mut got_ce, mut got_ect0) = (0, 0);
-    for ((rx, tx), marked) in r.received.iter().zip(&frames).zip(&r.marked) {
+    for ((rx, tx), marked) in r.received.iter().zip(expected).zip(&r.marked) {
         let outer = Ecn::from_bits(if marked.data[12..14] == [0x86, 0xdd] {
             (marked.data[14] << 4) | (marked.data[15] >> 4)
         } else {
@@ -498,11 +586,18 @@ fn chain(srv6: bool, seed: u64) {
 /// FCN-01..FCN-05, PE-01..PE-04, PE-02: the VXLAN tunnel.
 #[test]
 fn fcn_05_pe_02_three_gateways_vxlan() {
-    chain(false, 1);
+    chain(false, 1, false);
 }
 
 /// The same through an SRv6 tunnel (C's address as the one segment).
 #[test]
 fn fcn_05_pe_02_three_gateways_srv6() {
-    chain(true, 2);
+    chain(true, 2, false);
+}
+
+/// PE-05: a WAN node between T1 and T2 (light notifications only) and an
+/// ingress PE that shapes instead of telling the senders; SRv6.
+#[test]
+fn pe_05_three_gateways_light_notifications_shape_at_the_ingress_pe() {
+    chain(true, 3, true);
 }
