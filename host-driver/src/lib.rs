@@ -11,6 +11,7 @@
 //!   [`extension`]: the Long-haul CNP's extension objects and time of day;
 //!   [`meter`]: the queue meter (LH-02) and the EMR/QGR triggers;
 //!   [`adjust`]: dynamic adjustment of the thresholds from the gauges (LH-11);
+//!   [`shaper`]: the ingress PE's per-flow shaper and the flows it shapes (PE-05);
 //!   [`config`]: TOML settings validated into a write plan; [`units`]:
 //!   parsing of rates, durations and byte sizes.
 
@@ -25,6 +26,7 @@ pub mod longhaul;
 pub mod mem;
 pub mod meter;
 pub mod pci;
+pub mod shaper;
 #[cfg(feature = "sim")]
 pub mod sim;
 pub mod thresholds;
@@ -40,6 +42,7 @@ pub use formats::{FormatEntry, FormatError, FormatTable, NotifyFormat, Prefix};
 pub use longhaul::{GatewayAddresses, SecondLevel, SecondLevelError};
 pub use mem::MemBus;
 pub use pci::{Bdf, PciBus, PciOpenError};
+pub use shaper::{label_location, ShaperCounters, ShaperSlot, ShaperState};
 #[cfg(feature = "sim")]
 pub use sim::SimBus;
 pub use thresholds::{compute_thresholds, KMin, ThresholdError, ThresholdInput, Thresholds};

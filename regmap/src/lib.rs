@@ -1386,6 +1386,11 @@ mod tests {
     fn hw_04_every_feature_is_off_after_reset() {
         assert_eq!(by_name("feature_enable").unwrap().reset, 0);
         assert_eq!(by_name("learn_control").unwrap().reset, 0);
+        // FCN-06, PE-05: no tunnel role, no Fast CNP role, no shaper.
+        assert_eq!(by_name("TUNNEL_CONTROL").unwrap().reset, 0);
+        assert_eq!(by_name("FCN_CONTROL").unwrap().reset, 0);
+        let shaper = by_name("PE_SHAPER_CONTROL").unwrap().reset;
+        assert_eq!(shaper & (pe_shaper::ENABLE | pe_shaper::ALT_ENABLE), 0);
         // LH-12/LH-13: no extension object (no extension structure).
         let ext = by_name("LH_EXT_CONTROL").unwrap();
         let objects = ext_control::TIMESTAMP | ext_control::DEVICE_ID | ext_control::PATH_ID;

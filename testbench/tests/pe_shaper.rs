@@ -24,6 +24,7 @@
 //!   the primary path, the slot is freed, and later frames of flow 1 take
 //!   the fast path (the shaped-frame count no longer moves).
 
+use cngw_driver::{label_location, Device, ShaperState, SimBus};
 use cngw_model::flow_shaper::{window_bound, ShaperConfig};
 use cngw_model::longhaul::Registers;
 use cngw_model::tunnel_encap::{encapsulate_frame, EncapConfig, EncapFate};
@@ -241,33 +242,26 @@ impl Collector {
     }
 }
 
-/// What the probe registers showed.
-#[derive(Debug)]
-struct Probe {
-    used: bool,
-    alt: bool,
-    rate: u32,
-    label: u32,
-    tokens: i32,
-}
-
-/// Holds the streams (nothing offered, nothing taken) while the CSR reads
-/// the probe of slot 0 and the counter of shaped frames.
-fn pause_and_probe(gw: &mut Gateway) -> (Probe, u32) {
+/// Holds the streams (nothing offered, nothing taken) while the driver
+/// reads the shaper (its slots through the probe window) and resolves each
+/// shaped flow's label to its flow-table entry.
+fn pause_and_probe(gw: &mut Gateway) -> (ShaperState, Vec<Option<FlowKey>>) {
     gw.drive(InPort::DcRx, None);
     gw.drive(InPort::WanRx, None);
     gw.set_ready(OutPort::WanTx, false);
     gw.set_ready(OutPort::DcTx, false);
-    let state = gw.csr_read(offset::PE_SHAPER_PROBE_STATE).unwrap();
-    let probe = Probe {
-        used: state & pe_shaper::PROBE_USED != 0,
-        alt: state & pe_shaper::PROBE_ALT != 0,
-        rate: state >> pe_shaper::PROBE_RATE_LSB,
-        label: gw.csr_read(offset::PE_SHAPER_PROBE_LABEL).unwrap(),
-        tokens: gw.csr_read(offset::PE_SHAPER_PROBE_TOKENS).unwrap() as i32,
-    };
-    let shaped = gw.csr_read(offset::PE_SHAPER_SHAPED_FRAMES).unwrap();
-    (probe, shaped)
+    let mut dev = Device::open(SimBus::new(gw)).unwrap();
+    let state = dev.shaper().unwrap();
+    let keys = state
+        .slots
+        .iter()
+        .map(|s| {
+            let place = label_location(s.label)?;
+            let found = dev.flow_table().read_location(place).unwrap()?;
+            Some(found.0)
+        })
+        .collect();
+    (state, keys)
 }
 
 #[test]
@@ -313,8 +307,10 @@ fn pe_05_light_fast_cnps_shape_and_reroute_their_flow_at_the_ingress_pe() {
     let (mut wan_tx, mut dc_tx) = (Collector::default(), Collector::default());
     let mut probes = Vec::new();
     let mut part_b_sent = false;
-    // dc_rx beats taken while flow 1 is at 64 B/us.
+    // dc_rx beats taken while flow 1 is at 64 B/us, from the end of the
+    // probe's pause.
     let mut dc_beats_low = 0u64;
+    let mut low_from = u64::MAX;
     let mut quiet = 0;
     while quiet < 400 || !part_b_sent {
         let now = gw.cycle();
@@ -327,6 +323,7 @@ fn pe_05_light_fast_cnps_shape_and_reroute_their_flow_at_the_ingress_pe() {
         }
         if probes.is_empty() && now >= probe_at {
             probes.push(pause_and_probe(&mut gw));
+            low_from = gw.cycle();
             continue;
         }
         if wan.is_empty() && notes.front().is_some_and(|n| n.0 <= now) {
@@ -342,7 +339,7 @@ fn pe_05_light_fast_cnps_shape_and_reroute_their_flow_at_the_ingress_pe() {
         if offer.is_some() && gw.ready(InPort::DcRx) {
             dc.pop_front();
             moved = true;
-            if now > probe_at + 20 && now <= low_until {
+            if now > low_from && now <= low_until {
                 dc_beats_low += 1;
             }
         }
@@ -412,7 +409,7 @@ fn pe_05_light_fast_cnps_shape_and_reroute_their_flow_at_the_ingress_pe() {
             paths[f].push('a');
             f1_last_alt = Some(*clock);
         }
-        if f == 0 && *clock > probe_at + 20 && *clock <= low_until {
+        if f == 0 && *clock > low_from && *clock <= low_until {
             low_window.0 += inner_len as u64;
             low_window.1 += 1;
             low_window.2 = low_window.2.max(inner_len);
@@ -434,20 +431,36 @@ fn pe_05_light_fast_cnps_shape_and_reroute_their_flow_at_the_ingress_pe() {
 
     // The probe after the fourth light notification: flow 1's slot at
     // 1024 cut four times by half, on the alternate path.
-    let (p, shaped_mid) = &probes[0];
+    // (Through the driver: one slot in use, its label resolved through the
+    // flow table to flow 1.)
+    let (st, keys) = &probes[0];
     let cfg = ShaperConfig::of_registers(&View(&m));
     let mut rate = cfg.first_rate();
     for _ in 1..4 {
         rate = cfg.cut(rate);
     }
     assert_eq!(rate, MIN_RATE);
-    assert!(p.used && p.alt, "{p:?}");
+    assert!(st.enabled && st.alt_enabled && st.alt_two_sids, "{st:?}");
+    assert_eq!(
+        (st.max_rate, st.min_rate, st.burst, st.cut_shift),
+        (MAX_RATE, MIN_RATE, BURST, CUT_SHIFT)
+    );
+    assert_eq!(st.slots.len(), 1, "{st:?}");
+    let p = st.slots[0];
+    assert!(p.alt, "{p:?}");
     assert_eq!((p.label, p.rate), (labels[0], rate), "{p:?}");
     assert!(p.tokens <= BURST as i32, "{p:?}");
-    assert!(*shaped_mid > 0);
+    assert_eq!(
+        keys[0],
+        Some(flows[0].key()),
+        "the slot's label names flow 1's entry"
+    );
+    assert_eq!(st.counters.notes_taken, 4);
+    let shaped_mid = st.counters.shaped_frames;
+    assert!(shaped_mid > 0);
     // Flow 1's bytes while at 64 B/us (clocks after the probe's pause to
     // the first recovery step).
-    let window = low_until - (probe_at + 20);
+    let window = low_until - low_from;
     let refills = MIN_RATE as u64 * (window / CLOCKS_PER_US + 1);
     // (Plus one frame between the shaper and wan_tx, held by backpressure
     // from before the window.)
@@ -464,14 +477,18 @@ fn pe_05_light_fast_cnps_shape_and_reroute_their_flow_at_the_ingress_pe() {
 
     // Recovered: the slot was free before part B, and part B's frames of
     // flow 1 took the fast path.
-    let (p, shaped_before_b) = &probes[1];
-    assert!(!p.used, "the slot is freed at full rate: {p:?}");
+    let (st, _) = &probes[1];
+    assert!(
+        st.slots.is_empty(),
+        "the slot is freed at full rate: {st:?}"
+    );
+    let shaped_before_b = st.counters.shaped_frames;
     assert_eq!(
         reg(&mut gw, offset::PE_SHAPER_SHAPED_FRAMES),
-        *shaped_before_b
+        shaped_before_b
     );
     let f1_frames = sent.iter().filter(|(f, _)| *f == 0).count() as u32;
-    assert!(*shaped_before_b > 10 && *shaped_before_b < f1_frames);
+    assert!(shaped_before_b > shaped_mid && shaped_before_b < f1_frames);
     assert_eq!(reg(&mut gw, offset::PE_SHAPER_NOTES_TAKEN), 4);
     assert_eq!(reg(&mut gw, offset::PE_SHAPER_NOTES_DROPPED), 0);
     assert_eq!(reg(&mut gw, offset::PE_SHAPER_REROUTES), 1);

@@ -63,6 +63,8 @@ pub enum Command {
     Config(ConfigCommand),
     /// List the flow table (LH-01), or add, delete or look up one flow.
     Flows(FlowsArgs),
+    /// Show the ingress PE's per-flow shaper (PE-05): settings, the flows it shapes, counters.
+    Shaper(ShaperArgs),
     /// Drive pcap files through the cycle-accurate gateway and check it against the reference model (simulator only).
     Replay(ReplayArgs),
     /// Line-rate benchmark of the cycle-accurate gateway (simulator only).
@@ -113,6 +115,17 @@ pub struct CountersArgs {
     /// After reading, clear every counter (CONTROL.clear_counters).
     #[arg(long)]
     pub clear: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShaperArgs {
+    /// Apply this TOML configuration first, as `config apply` does.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print JSON (schema version 1: the settings in bytes per microsecond, `slots` with each
+    /// shaped flow's label, flow, rate, tokens, path and waiting frames, `counters`).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -21,6 +21,7 @@ mod queue_trace;
 mod regs;
 mod replay;
 mod report;
+mod shaper;
 mod sim;
 mod summary;
 mod thresholds;
@@ -49,6 +50,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Config(ConfigCommand::Check { file }) => config::check(spec, verbose, file),
         Command::Config(ConfigCommand::Apply { file }) => config::apply(spec, verbose, file),
         Command::Flows(args) => flows::run(spec, verbose, args),
+        Command::Shaper(args) => shaper::run(spec, verbose, args),
         Command::Replay(args) => replay::run(spec, verbose, args),
         Command::Bench(args) => bench::run(spec, verbose, args),
         Command::Demo(args) => demo::run(spec, verbose, args),
