@@ -95,6 +95,19 @@
 //! egress_pe = true             # decapsulate VXLAN and SRv6 frames to GW_IPV6 from the WAN
 //! outside_domain = false       # PE-06: the egress output leaves the pre-ECN domain (RFC 6040's table)
 //! dc_mac = "02:00:00:00:0d:01" # egress: destination MAC put in front of SRv6 inner packets
+//! alt_segments = ["fc00:7::1", "fc00:2::1"] # PE-05: the alternate SRv6 path (1 or 2 SIDs) of slowed flows
+//!
+//! [tunnel.shaper]              # PE-05: light Fast CNPs slow their flow at the tunnel entrance (every key optional)
+//! enable = true                # needs ingress_pe and [fast_cnp] ingress_pe; light notifications then make no CNP
+//! max_rate = "100G"            # full rate (a slot recovered to it is freed); rates in steps of 8M (1 byte/us), up to 524G
+//! min_rate = "10G"             # floor of the cuts
+//! cut_shift = 3                # each light notification cuts rate >> cut_shift, 1..=15
+//! recover_interval = "55us"    # quiet time per recovery step, 1us..=65535us
+//! recover_step = "10G"         # rate added per step
+//! burst = "64K"                # token bucket depth per flow, bytes (at least max_rate's bytes per microsecond)
+//! alt_path = true              # SRv6: a flow at or below alt_below takes alt_segments until back at alt_above
+//! alt_below = "50G"
+//! alt_above = "80G"
 //!
 //! [adjust]                     # LH-11 loop of `cngw adjust` (`apply` only validates it); every key optional
 //! alpha_min = 0.25             # alpha stays in [alpha_min, alpha_max] (8.8 steps)
@@ -122,6 +135,7 @@
 //! gateway's addresses and the aging timeout (by offset), the format table
 //! (entry by entry: `CONTROL` cleared, prefix, `CONTROL`;
 //! [`FormatTable::writes`]), the Fast CNP domain prefixes likewise,
+//! `PE_SHAPER_CONTROL` (the shaper switches on after its settings) and
 //! `TUNNEL_CONTROL` (the roles switch on after their tunnel), then the static
 //! flows (flow-table commands, [`crate::flows`]), then — with the timestamp
 //! object on — the time of day from the host's clock
@@ -682,6 +696,209 @@ pub struct TunnelConfig {
     pub outside_domain: Option<bool>,
     /// Egress: destination MAC in front of SRv6 inner packets.
     pub dc_mac: Option<String>,
+    /// PE-05: the alternate SRv6 path (one or two SIDs in visiting order).
+    pub alt_segments: Option<Vec<String>>,
+    /// PE-05: `[tunnel.shaper]`.
+    pub shaper: Option<ShaperConfig>,
+}
+
+/// The `[tunnel.shaper]` table (PE-05); every key optional, a key left out
+/// keeps the register's reset value.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShaperConfig {
+    pub enable: Option<bool>,
+    /// Rates: bits per second (`"100G"` or an integer), stored in bytes per
+    /// microsecond (8 Mb/s steps).
+    pub max_rate: Option<toml::Value>,
+    pub min_rate: Option<toml::Value>,
+    pub cut_shift: Option<toml::Value>,
+    /// A duration (`"55us"`).
+    pub recover_interval: Option<toml::Value>,
+    pub recover_step: Option<toml::Value>,
+    /// Bytes (`"64K"` or an integer).
+    pub burst: Option<toml::Value>,
+    pub alt_path: Option<bool>,
+    pub alt_below: Option<toml::Value>,
+    pub alt_above: Option<toml::Value>,
+}
+
+/// A shaper rate in bytes per microsecond (1..=65535), from bits per second.
+fn shaper_rate(issues: &mut Issues, key: &str, value: &toml::Value) -> Option<u32> {
+    match quantity(value, parse_rate, "a rate such as \"100G\"") {
+        Ok(bps) => {
+            let bytes_per_us = bps / 8_000_000;
+            if (1..=0xFFFF).contains(&bytes_per_us) {
+                Some(bytes_per_us as u32)
+            } else {
+                issues.add(
+                    key,
+                    format!(
+                        "{bps} b/s is {bytes_per_us} bytes per microsecond; the shaper takes \
+                         8M..=524G (1..=65535 bytes per microsecond)"
+                    ),
+                );
+                None
+            }
+        }
+        Err(m) => {
+            issues.add(key, m);
+            None
+        }
+    }
+}
+
+impl ShaperConfig {
+    /// The shaper's parameter writes (`PE_SHAPER_RATE`, `_RECOVER`, `_BURST`,
+    /// `_ALT`, each composed with the reset value of the fields left out)
+    /// and its `PE_SHAPER_CONTROL`, or the issues found. `tunnel` is the
+    /// enclosing table (for the rules between the two).
+    fn writes(&self, tunnel: &TunnelConfig, issues: &mut Issues) -> (Vec<(u32, u32)>, Option<u32>) {
+        use cngw_regmap::pe_shaper;
+        let before = issues.0.len();
+        let reset = |name: &str| by_name(name).expect("register map has the shaper").reset;
+        let k = |name: &str| format!("tunnel.shaper.{name}");
+        let rate_of = |issues: &mut Issues, name: &str, v: &Option<toml::Value>| {
+            v.as_ref().and_then(|v| shaper_rate(issues, &k(name), v))
+        };
+        let max = rate_of(issues, "max_rate", &self.max_rate);
+        let min = rate_of(issues, "min_rate", &self.min_rate);
+        let step = rate_of(issues, "recover_step", &self.recover_step);
+        let below = rate_of(issues, "alt_below", &self.alt_below);
+        let above = rate_of(issues, "alt_above", &self.alt_above);
+        let cut = self
+            .cut_shift
+            .as_ref()
+            .and_then(|v| int_field(issues, k("cut_shift"), v, 1, 15).map(|n| n as u32));
+        let quiet = self.recover_interval.as_ref().and_then(|v| {
+            duration(v, "55us")
+                .and_then(|d| {
+                    let us = d.as_micros();
+                    if (1..=0xFFFF).contains(&us) && d.as_nanos() % 1000 == 0 {
+                        Ok(us as u32)
+                    } else {
+                        Err(format!(
+                            "{d:?}: whole microseconds 1us..=65535us (the shaper counts microseconds)"
+                        ))
+                    }
+                })
+                .map_err(|m| issues.add(k("recover_interval"), m))
+                .ok()
+        });
+        let burst = self.burst.as_ref().and_then(|v| {
+            quantity(v, parse_bytes, "a byte size such as \"64K\"")
+                .and_then(|b| {
+                    if (1..=0xFF_FFFF).contains(&b) {
+                        Ok(b as u32)
+                    } else {
+                        Err(format!("{b} bytes is outside 1..=16777215"))
+                    }
+                })
+                .map_err(|m| issues.add(k("burst"), m))
+                .ok()
+        });
+        // The packed registers: given fields over the reset value's.
+        let (rate_reset, recover_reset, alt_reset) = (
+            reset("PE_SHAPER_RATE"),
+            reset("PE_SHAPER_RECOVER"),
+            reset("PE_SHAPER_ALT"),
+        );
+        let lo = |v: Option<u32>, r: u32| v.unwrap_or(r & 0xFFFF);
+        let hi = |v: Option<u32>, r: u32| v.unwrap_or(r >> 16);
+        let (max_v, min_v) = (lo(max, rate_reset), hi(min, rate_reset));
+        let (below_v, above_v) = (lo(below, alt_reset), hi(above, alt_reset));
+        let burst_v = burst.unwrap_or(reset("PE_SHAPER_BURST"));
+        if issues.0.len() == before {
+            if min_v > max_v {
+                issues.add(
+                    k(if min.is_some() {
+                        "min_rate"
+                    } else {
+                        "max_rate"
+                    }),
+                    format!("min_rate ({min_v} bytes/us) is above max_rate ({max_v} bytes/us)"),
+                );
+            }
+            if below_v >= above_v {
+                issues.add(
+                    k(if below.is_some() {
+                        "alt_below"
+                    } else {
+                        "alt_above"
+                    }),
+                    format!(
+                        "alt_below ({below_v} bytes/us) must be below alt_above ({above_v} \
+                         bytes/us): the hysteresis between the paths"
+                    ),
+                );
+            }
+            if burst_v < max_v {
+                issues.add(
+                    k(if burst.is_some() { "burst" } else { "max_rate" }),
+                    format!(
+                        "burst ({burst_v} bytes) is below max_rate's {max_v} bytes per \
+                         microsecond: the bucket, refilled every microsecond, could never \
+                         carry the full rate"
+                    ),
+                );
+            }
+        }
+        if self.enable == Some(true) && tunnel.ingress_pe != Some(true) {
+            issues.add(
+                k("enable"),
+                "the shaper sits in the ingress PE's path: needs [tunnel] ingress_pe = true",
+            );
+        }
+        if self.alt_path == Some(true) {
+            if self.enable != Some(true) {
+                issues.add(
+                    k("alt_path"),
+                    "the alternate path is for shaped flows: needs enable = true",
+                );
+            }
+            if tunnel.kind.as_deref() != Some("srv6") {
+                issues.add(
+                    k("alt_path"),
+                    "the alternate path is an SRv6 segment list: needs kind = \"srv6\"",
+                );
+            }
+            if tunnel.alt_segments.is_none() {
+                issues.add(k("alt_path"), "needs [tunnel] alt_segments (1 or 2 SIDs)");
+            }
+        }
+        let mut writes = Vec::new();
+        if max.is_some() || min.is_some() {
+            writes.push((offset::PE_SHAPER_RATE, max_v | min_v << 16));
+        }
+        if quiet.is_some() || step.is_some() {
+            writes.push((
+                offset::PE_SHAPER_RECOVER,
+                lo(quiet, recover_reset) | hi(step, recover_reset) << 16,
+            ));
+        }
+        if burst.is_some() {
+            writes.push((offset::PE_SHAPER_BURST, burst_v));
+        }
+        if below.is_some() || above.is_some() {
+            writes.push((offset::PE_SHAPER_ALT, below_v | above_v << 16));
+        }
+        let mut control = reset("PE_SHAPER_CONTROL");
+        if let Some(c) = cut {
+            control = control & !(0xF << pe_shaper::CUT_SHIFT_LSB) | c << pe_shaper::CUT_SHIFT_LSB;
+        }
+        for (on, bit) in [
+            (self.enable, pe_shaper::ENABLE),
+            (self.alt_path, pe_shaper::ALT_ENABLE),
+        ] {
+            if on == Some(true) {
+                control |= bit;
+            }
+        }
+        if tunnel.alt_segments.as_ref().is_some_and(|s| s.len() == 2) {
+            control |= pe_shaper::ALT_TWO_SIDS;
+        }
+        (writes, Some(control))
+    }
 }
 
 /// An IPv6 address for a tunnel key, as four register words (first byte
@@ -780,6 +997,26 @@ impl TunnelConfig {
             let firsts = [offset::TUNNEL_SID0_0, offset::TUNNEL_SID1_0];
             for (i, (text, first)) in segments.iter().zip(firsts).enumerate() {
                 if let Some(words) = tunnel_ipv6(issues, format!("tunnel.segments[{i}]"), text) {
+                    for (w, word) in words.into_iter().enumerate() {
+                        writes.push((first + 4 * w as u32, word));
+                    }
+                }
+            }
+        }
+        if let Some(segments) = &self.alt_segments {
+            if segments.is_empty() || segments.len() > 2 {
+                issues.add(
+                    "tunnel.alt_segments",
+                    format!(
+                        "{} SIDs given; the alternate path has 1 or 2",
+                        segments.len()
+                    ),
+                );
+            }
+            let firsts = [offset::TUNNEL_ALT_SID0_0, offset::TUNNEL_ALT_SID1_0];
+            for (i, (text, first)) in segments.iter().zip(firsts).enumerate() {
+                if let Some(words) = tunnel_ipv6(issues, format!("tunnel.alt_segments[{i}]"), text)
+                {
                     for (w, word) in words.into_iter().enumerate() {
                         writes.push((first + 4 * w as u32, word));
                     }
@@ -1552,9 +1789,22 @@ impl Config {
             let writes = fast_cnp.writes(&mut issues);
             typed_writes(&mut issues, "fast_cnp", writes);
         }
+        let mut shaper_control = None;
         if let Some(tunnel) = &self.tunnel {
             let writes = tunnel.writes(&mut issues);
             typed_writes(&mut issues, "tunnel", writes);
+            if let Some(shaper) = &tunnel.shaper {
+                let (writes, control) = shaper.writes(tunnel, &mut issues);
+                typed_writes(&mut issues, "tunnel.shaper", writes);
+                shaper_control = control;
+                let light_in = self.fast_cnp.as_ref().and_then(|f| f.ingress_pe) == Some(true);
+                if shaper.enable == Some(true) && !light_in {
+                    issues.add(
+                        "tunnel.shaper.enable",
+                        "light notifications arrive as Fast CNPs: needs [fast_cnp] ingress_pe = true",
+                    );
+                }
+            }
         }
         let mut flows = Vec::new();
         if let Some(flows_config) = &self.flows {
@@ -1642,7 +1892,16 @@ impl Config {
             }
             formats.extend(writes);
         }
-        // The tunnel roles switch on once their tunnel is written.
+        // The shaper switches on once its settings are written, the tunnel
+        // roles once their tunnel (and the shaper) are.
+        if let Some(control) = shaper_control {
+            claim(
+                &mut issues,
+                offset::PE_SHAPER_CONTROL,
+                "tunnel.shaper".to_string(),
+            );
+            formats.push((offset::PE_SHAPER_CONTROL, control));
+        }
         if let Some(control) = self.tunnel.as_ref().and_then(TunnelConfig::control) {
             claim(&mut issues, offset::TUNNEL_CONTROL, "tunnel".to_string());
             formats.push((offset::TUNNEL_CONTROL, control));

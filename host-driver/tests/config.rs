@@ -1527,3 +1527,214 @@ fn fcn_02_config_rejects_bad_tunnel_values() {
         );
     }
 }
+
+/// PE-05: `[tunnel] alt_segments` and `[tunnel.shaper]`: every register,
+/// rates converted to bytes per microsecond, packed registers completed
+/// from their reset values, and the shaper switched on after its settings
+/// and before the tunnel roles.
+#[test]
+fn pe_05_config_shaper_plan() {
+    use cngw_regmap::pe_shaper;
+    let config = Config::parse(
+        r#"
+[fast_cnp]
+ingress_pe = true
+domain = ["fd00:c::/32"]
+
+[tunnel]
+ingress_pe = true
+kind = "srv6"
+segments = ["fc00:2::100"]
+alt_segments = ["fc00:7::700", "fc00:8::800"]
+next_hop_mac = "02:00:00:00:0e:01"
+
+[tunnel.shaper]
+enable = true
+max_rate = "40G"
+min_rate = "2G"
+cut_shift = 2
+recover_interval = "20us"
+recover_step = "4G"
+burst = "16K"
+alt_path = true
+alt_below = "10G"
+alt_above = "30G"
+"#,
+    )
+    .unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    let bus = dev.bus();
+    // 40 Gb/s = 5000 bytes per microsecond, 2 Gb/s = 250, 4 Gb/s = 500,
+    // 10 Gb/s = 1250, 30 Gb/s = 3750.
+    let bytes = |gbps: u32| gbps * 1_000 / 8;
+    for (off, want) in [
+        (offset::PE_SHAPER_RATE, bytes(40) | bytes(2) << 16),
+        (offset::PE_SHAPER_RECOVER, 20 | bytes(4) << 16),
+        (offset::PE_SHAPER_BURST, 16 * 1024),
+        (offset::PE_SHAPER_ALT, bytes(10) | bytes(30) << 16),
+        (
+            offset::PE_SHAPER_CONTROL,
+            pe_shaper::ENABLE
+                | pe_shaper::ALT_ENABLE
+                | pe_shaper::ALT_TWO_SIDS
+                | 2 << pe_shaper::CUT_SHIFT_LSB,
+        ),
+        (offset::TUNNEL_ALT_SID0_0, 0xfc00_0007),
+        (offset::TUNNEL_ALT_SID0_3, 0x700),
+        (offset::TUNNEL_ALT_SID1_0, 0xfc00_0008),
+        (offset::TUNNEL_ALT_SID1_3, 0x800),
+    ] {
+        assert_eq!(bus.peek(off), Some(want), "{off:#x}");
+    }
+    assert_eq!(bytes(40), 5000);
+    // Settings, then the shaper, then the roles.
+    let log = bus.write_log();
+    let at = |o: u32| log.iter().position(|w| w.0 == o).unwrap();
+    let (shaper, roles) = (at(offset::PE_SHAPER_CONTROL), at(offset::TUNNEL_CONTROL));
+    assert!(shaper < roles);
+    for (i, w) in log.iter().enumerate() {
+        let setting = (offset::TUNNEL_ALT_SID0_0..=offset::PE_SHAPER_ALT).contains(&w.0)
+            && w.0 != offset::PE_SHAPER_CONTROL;
+        assert!(
+            !setting || i < shaper,
+            "{:#x} written after the shaper",
+            w.0
+        );
+    }
+
+    // Only one rate given: the other half of PE_SHAPER_RATE keeps its
+    // reset value; the cut keeps its reset value in PE_SHAPER_CONTROL.
+    let config = Config::parse(
+        "[fast_cnp]\ningress_pe = true\ndomain = [\"fd00:c::/32\"]\n\
+         [tunnel]\ningress_pe = true\nkind = \"vxlan\"\nremote = \"2001:db8::2\"\n\
+         next_hop_mac = \"02:00:00:00:0e:01\"\n[tunnel.shaper]\nenable = true\nmax_rate = \"80G\"\n",
+    )
+    .unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    let reset = |name| cngw_regmap::by_name(name).unwrap().reset;
+    assert_eq!(
+        dev.bus().peek(offset::PE_SHAPER_RATE),
+        Some(10_000 | reset("PE_SHAPER_RATE") & 0xFFFF_0000)
+    );
+    assert_eq!(
+        dev.bus().peek(offset::PE_SHAPER_CONTROL),
+        Some(reset("PE_SHAPER_CONTROL") | pe_shaper::ENABLE)
+    );
+    for untouched in [
+        offset::PE_SHAPER_RECOVER,
+        offset::PE_SHAPER_ALT,
+        offset::PE_SHAPER_BURST,
+    ] {
+        assert!(
+            dev.bus().write_log().iter().all(|w| w.0 != untouched),
+            "{untouched:#x} written"
+        );
+    }
+}
+
+/// PE-05: bad shaper values are refused, naming the key, before any write.
+#[test]
+fn pe_05_config_rejects_bad_shaper_values() {
+    let head = "[fast_cnp]\ningress_pe = true\ndomain = [\"fd00:c::/32\"]\n\
+                [tunnel]\ningress_pe = true\nkind = \"srv6\"\nsegments = [\"fc00::1\"]\n\
+                alt_segments = [\"fc00::7\"]\nnext_hop_mac = \"02:00:00:00:0e:01\"\n";
+    let shaper = |keys: &str| format!("{head}[tunnel.shaper]\nenable = true\n{keys}\n");
+    for (text, key) in [
+        (shaper("max_rate = \"0\""), "tunnel.shaper.max_rate"),
+        (shaper("max_rate = \"4M\""), "tunnel.shaper.max_rate"),
+        (shaper("max_rate = \"525G\""), "tunnel.shaper.max_rate"),
+        (shaper("max_rate = \"fast\""), "tunnel.shaper.max_rate"),
+        (
+            shaper("max_rate = \"10G\"\nmin_rate = \"20G\""),
+            "tunnel.shaper.min_rate",
+        ),
+        (
+            shaper("alt_below = \"50G\"\nalt_above = \"50G\""),
+            "tunnel.shaper.alt_below",
+        ),
+        (shaper("cut_shift = 0"), "tunnel.shaper.cut_shift"),
+        (shaper("cut_shift = 16"), "tunnel.shaper.cut_shift"),
+        (
+            shaper("recover_interval = 55"),
+            "tunnel.shaper.recover_interval",
+        ),
+        (
+            shaper("recover_interval = \"1500ns\""),
+            "tunnel.shaper.recover_interval",
+        ),
+        (
+            shaper("recover_interval = \"70ms\""),
+            "tunnel.shaper.recover_interval",
+        ),
+        (
+            shaper("max_rate = \"100G\"\nburst = \"8K\""),
+            "tunnel.shaper.burst",
+        ),
+        (shaper("burst = \"16M\""), "tunnel.shaper.burst"),
+        (shaper("speed = 1"), "speed"),
+        (
+            format!(
+                "{}[tunnel.shaper]\nenable = true\nalt_path = true\n",
+                head.replace("alt_segments = [\"fc00::7\"]\n", "")
+            ),
+            "tunnel.shaper.alt_path",
+        ),
+        (
+            format!(
+                "{}[tunnel.shaper]\nenable = true\nalt_path = true\n",
+                head.replace(
+                    "kind = \"srv6\"\nsegments = [\"fc00::1\"]",
+                    "kind = \"vxlan\"\nremote = \"2001:db8::2\""
+                )
+            ),
+            "tunnel.shaper.alt_path",
+        ),
+        (
+            format!("{head}[tunnel.shaper]\nalt_path = true\n"),
+            "tunnel.shaper.alt_path",
+        ),
+        (
+            format!(
+                "{}[tunnel.shaper]\nenable = true\n",
+                head.replace("ingress_pe = true\nkind", "kind")
+            ),
+            "tunnel.shaper.enable",
+        ),
+        (
+            format!(
+                "{}[tunnel.shaper]\nenable = true\n",
+                head.replace(
+                    "[fast_cnp]\ningress_pe = true\ndomain = [\"fd00:c::/32\"]\n",
+                    ""
+                )
+            ),
+            "tunnel.shaper.enable",
+        ),
+        (
+            head.replace(
+                "alt_segments = [\"fc00::7\"]",
+                "alt_segments = [\"fc00::7\", \"fc00::8\", \"fc00::9\"]",
+            ),
+            "tunnel.alt_segments",
+        ),
+        (
+            head.replace(
+                "alt_segments = [\"fc00::7\"]",
+                "alt_segments = [\"ff0e::7\"]",
+            ),
+            "tunnel.alt_segments[0]",
+        ),
+        (
+            format!("{head}[registers]\nPE_SHAPER_CONTROL = 1\n[tunnel.shaper]\nenable = true\n"),
+            "PE_SHAPER_CONTROL",
+        ),
+    ] {
+        let err = rejected(&text);
+        assert!(
+            err.to_string().contains(key),
+            "{text:?} should be rejected at {key}: {err}"
+        );
+    }
+}
