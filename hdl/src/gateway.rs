@@ -402,6 +402,7 @@ pub struct Gateway {
     shaper: FlowShaper,
     light_local: Signal<Local, Bit>,
     probe_state: Signal<Local, Bits<32>>,
+    probe_label: Signal<Local, Bits<32>>,
     probe_tokens: Signal<Local, Bits<32>>,
     encap: TunnelEncap,
     ingress: Signal<Local, Bit>,
@@ -549,6 +550,7 @@ impl Default for Gateway {
             shaper: Default::default(),
             light_local: Default::default(),
             probe_state: Default::default(),
+            probe_label: Default::default(),
             probe_tokens: Default::default(),
             encap: Default::default(),
             ingress: Default::default(),
@@ -1605,8 +1607,9 @@ impl Logic for Gateway {
         self.shaper.alt_above.next = self.csr.values[243].val().get_bits::<16>(16);
         self.shaper.probe_slot.next = self.csr.values[244].val().get_bits::<3>(0);
         self.shaper.clear_counters.next = self.csr.values[5].val().get_bit(0);
-        self.probe_state.next = (bit_cast::<32, 16>(self.shaper.probe_rate.val()) << 16)
-            | (bit_cast::<32, 9>(self.shaper.probe_waiting.val()) << 4);
+        // A free slot reads 0 in every probe register (its other fields
+        // keep whatever its last flow left).
+        self.probe_state.next = 0.into();
         if self.shaper.probe_used.val() {
             self.probe_state.next = (bit_cast::<32, 16>(self.shaper.probe_rate.val()) << 16)
                 | (bit_cast::<32, 9>(self.shaper.probe_waiting.val()) << 4)
@@ -1617,8 +1620,13 @@ impl Logic for Gateway {
                 | (bit_cast::<32, 9>(self.shaper.probe_waiting.val()) << 4)
                 | 3;
         }
-        self.probe_tokens.next = bit_cast::<32, 26>(self.shaper.probe_tokens.val());
-        if self.shaper.probe_tokens.val().get_bit(25) {
+        self.probe_label.next = 0.into();
+        self.probe_tokens.next = 0.into();
+        if self.shaper.probe_used.val() {
+            self.probe_label.next = bit_cast::<32, 20>(self.shaper.probe_label.val());
+            self.probe_tokens.next = bit_cast::<32, 26>(self.shaper.probe_tokens.val());
+        }
+        if self.shaper.probe_used.val() & self.shaper.probe_tokens.val().get_bit(25) {
             self.probe_tokens.next =
                 bit_cast::<32, 26>(self.shaper.probe_tokens.val()) | (bits::<32>(0x3F) << 26);
         }
@@ -1816,7 +1824,7 @@ impl Logic for Gateway {
             self.csr.status[225 + i].next = self.encap_counts[i].q.val();
         }
         self.csr.status[245].next = self.probe_state.val();
-        self.csr.status[246].next = bit_cast::<32, 20>(self.shaper.probe_label.val());
+        self.csr.status[246].next = self.probe_label.val();
         self.csr.status[247].next = self.probe_tokens.val();
         self.csr.status[248].next = self.shaper.shaped_frames.val();
         self.csr.status[249].next = self.shaper.notes_taken.val();

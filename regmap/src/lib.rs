@@ -1317,7 +1317,7 @@ register_map! {
     PE_SHAPER_ALT @ 0x778 : ReadWrite = pe_shaper::DEFAULT_ALT, volatile = false, fields = PE_SHAPER_ALT_FIELDS;
     /// PE-05: the shaper slot (0..7) the PE_SHAPER_PROBE_* registers show.
     PE_SHAPER_PROBE_SLOT @ 0x77C : ReadWrite = 0, volatile = false, fields = WHOLE;
-    /// PE-05: the probed slot's state.
+    /// PE-05: the probed slot's state (0 while the slot is free, as the label and tokens).
     PE_SHAPER_PROBE_STATE @ 0x780 : ReadOnly = 0, volatile = true, fields = PE_SHAPER_PROBE_STATE_FIELDS;
     /// PE-05: the probed slot's flow label.
     PE_SHAPER_PROBE_LABEL @ 0x784 : ReadOnly = 0, volatile = true, fields = WHOLE;

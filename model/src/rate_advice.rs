@@ -1,0 +1,264 @@
+//! RA-02: the advised rate computed from the WAN port's state, an
+//! explicit-rate law after RCP (Dukkipati and McKeown, "Why flow-completion
+//! time is the right metric for congestion control", 2006), in the
+//! fixed-point arithmetic a gateway computes it in; and the per-prefix
+//! policy caps.
+//!
+//! Every control interval `T` the port's one advised rate `R` (Mb/s, the
+//! unit of the Rate Advice message) becomes
+//!
+//! ```text
+//! R <- R * (1 + (T/d) * (alpha * (C - y) - beta * q / d) / C)
+//! ```
+//!
+//! with `C` the port's capacity, `y` the arrival rate toward the port over
+//! the interval, `q` the queue at its end and `d` the round-trip time the
+//! senders' reaction takes. Every flow through the port is advised the
+//! same `R` (or its policy cap when lower): with `N` flows that follow the
+//! advice, `y = N R` settles at `C` and the queue at 0, so `R` converges
+//! to the fair share `C / N` (tested below, with the reaction delayed by
+//! `d`).
+//!
+//! Fixed point (what [`RcpParams::registers`] gives the hardware, so it
+//! needs no divider): capacity in bytes per microsecond, `alpha` and `beta`
+//! in 1/256, `T/d` in Q16 and `1/(d C)` in Q32 of 1/(us * bytes/us);
+//! per interval, with `Y` the bytes that arrived and `q` the queue in bytes,
+//!
+//! ```text
+//! spare   = C*T - Y                                  (bytes, signed)
+//! drain   = q * (T/d)_q16 >> 16                      (bytes)
+//! num     = alpha_q8 * spare - beta_q8 * drain       (bytes, Q8)
+//! delta   = num * inv_dc_q32 >> 24                   (Q16), clamped to [-1/2, +1]
+//! R       = R + (R * delta >> 16), clamped to [min, C]
+//! ```
+//!
+//! The clamp of `delta` keeps one interval from more than halving or
+//! doubling the rate (a queue far above `C d` would otherwise make RCP's
+//! factor negative).
+
+/// Mb/s per byte per microsecond.
+pub const MBPS_PER_BYTE_PER_US: u32 = 8;
+
+/// The law's parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RcpParams {
+    /// The port's capacity, bytes per microsecond (12,500 = 100 Gb/s).
+    pub capacity: u32,
+    /// `d`: the senders' reaction time, microseconds.
+    pub rtt_us: u32,
+    /// `T`: the control interval, microseconds.
+    pub interval_us: u32,
+    /// Gains in 1/256 (RCP's stable choice: alpha 0.4 ~ 102, beta 0.226 ~ 58).
+    pub alpha_q8: u32,
+    pub beta_q8: u32,
+    /// Floor of the advice, Mb/s.
+    pub min_mbps: u32,
+}
+
+/// What the host writes for the law: `T/d` in Q16, `1/(d C)` in Q32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RcpRegisters {
+    pub t_over_d_q16: u32,
+    pub inv_dc_q32: u32,
+}
+
+impl Default for RcpParams {
+    /// 100 Gb/s, a 10 ms WAN, an interval of 1 ms, RCP's gains, 100 Mb/s floor.
+    fn default() -> Self {
+        RcpParams {
+            capacity: 12_500,
+            rtt_us: 10_000,
+            interval_us: 1_000,
+            alpha_q8: 102,
+            beta_q8: 58,
+            min_mbps: 100,
+        }
+    }
+}
+
+impl RcpParams {
+    /// The capacity in Mb/s (the ceiling of the advice).
+    pub fn capacity_mbps(&self) -> u32 {
+        self.capacity * MBPS_PER_BYTE_PER_US
+    }
+
+    /// The host's precomputation (rounded to nearest).
+    pub fn registers(&self) -> RcpRegisters {
+        let d = self.rtt_us.max(1) as u64;
+        let c = self.capacity.max(1) as u64;
+        RcpRegisters {
+            t_over_d_q16: ((((self.interval_us as u64) << 16) + d / 2) / d).min(u32::MAX as u64)
+                as u32,
+            inv_dc_q32: (((1u64 << 32) + d * c / 2) / (d * c)).min(u32::MAX as u64) as u32,
+        }
+    }
+}
+
+/// One port's advised rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RcpState {
+    /// Mb/s.
+    pub rate_mbps: u32,
+}
+
+impl RcpState {
+    /// Starts at the capacity (no congestion known).
+    pub fn new(p: &RcpParams) -> Self {
+        RcpState {
+            rate_mbps: p.capacity_mbps(),
+        }
+    }
+
+    /// One control interval: `arrived` bytes came toward the port during
+    /// it, `queue` bytes wait at its end. Returns the new rate.
+    pub fn step(&mut self, arrived: u64, queue: u64, p: &RcpParams) -> u32 {
+        let r = p.registers();
+        let spare = p.capacity as i128 * p.interval_us as i128 - arrived as i128;
+        let drain = (queue as i128 * r.t_over_d_q16 as i128) >> 16;
+        let num = p.alpha_q8 as i128 * spare - p.beta_q8 as i128 * drain;
+        let delta = ((num * r.inv_dc_q32 as i128) >> 24).clamp(-(1 << 15), 1 << 16);
+        let rate = self.rate_mbps as i128 + ((self.rate_mbps as i128 * delta) >> 16);
+        self.rate_mbps = rate.clamp(p.min_mbps as i128, p.capacity_mbps() as i128) as u32;
+        self.rate_mbps
+    }
+}
+
+/// A flow's advice: the port's rate, or the flow's policy cap when lower
+/// (RA-02's "rate limits defined by network policies").
+pub fn advised(port_rate_mbps: u32, policy_cap_mbps: Option<u32>) -> u32 {
+    policy_cap_mbps.map_or(port_rate_mbps, |cap| cap.min(port_rate_mbps))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    /// A fluid run: `flows[i]` joins at interval `start` and sends at the
+    /// advice it received one `d` earlier (capped by `demand` Mb/s); the
+    /// port drains `C`. Returns the advice and the queue after each interval.
+    fn run(p: &RcpParams, flows: &[(u32, u32)], intervals: u32) -> Vec<(u32, u64)> {
+        let mut s = RcpState::new(p);
+        let delay = (p.rtt_us / p.interval_us).max(1) as usize;
+        let mut advice: VecDeque<u32> = std::iter::repeat_n(s.rate_mbps, delay).collect();
+        let mut queue = 0u64;
+        let mut out = Vec::new();
+        for k in 0..intervals {
+            let heard = advice[0];
+            let sending: u64 = flows
+                .iter()
+                .filter(|(start, _)| *start <= k)
+                .map(|&(_, demand)| heard.min(demand) as u64)
+                .sum();
+            // Mb/s over T us = bits: / 8 for bytes.
+            let arrived = sending * p.interval_us as u64 / 8;
+            let capacity = p.capacity as u64 * p.interval_us as u64;
+            queue = (queue + arrived).saturating_sub(capacity);
+            let r = s.step(arrived, queue, p);
+            advice.pop_front();
+            advice.push_back(r);
+            out.push((r, queue));
+        }
+        out
+    }
+
+    fn within(got: u32, want: f64, tolerance: f64) -> bool {
+        (got as f64 - want).abs() <= want * tolerance
+    }
+
+    #[test]
+    fn ra_02_registers_are_the_rounded_ratios() {
+        let p = RcpParams::default();
+        let r = p.registers();
+        // T/d = 1000/10000 = 0.1 -> 6554 in Q16.
+        assert_eq!(r.t_over_d_q16, 6554);
+        // 2^32 / (10000 * 12500) = 34.36 -> 34.
+        assert_eq!(r.inv_dc_q32, 34);
+        assert_eq!(p.capacity_mbps(), 100_000);
+    }
+
+    #[test]
+    fn ra_02_rate_holds_at_the_fair_share_and_without_a_queue() {
+        // Four flows at exactly C/4 each and no queue: nothing to change.
+        let p = RcpParams::default();
+        let mut s = RcpState { rate_mbps: 25_000 };
+        let arrived = 4 * 25_000u64 * 1_000 / 8;
+        assert_eq!(s.step(arrived, 0, &p), 25_000);
+        // Spare capacity raises it, a queue lowers it.
+        assert!(s.step(arrived / 2, 0, &p) > 25_000);
+        let mut s = RcpState { rate_mbps: 25_000 };
+        assert!(s.step(arrived, 50_000_000, &p) < 25_000);
+    }
+
+    #[test]
+    fn ra_02_advice_converges_to_the_fair_share_within_5_percent() {
+        // The draft's WAN (100 Gb/s, 10 ms) and a data-centre port (100 us).
+        for (rtt_us, interval_us) in [(10_000, 1_000), (100, 10)] {
+            let p = RcpParams {
+                rtt_us,
+                interval_us,
+                ..RcpParams::default()
+            };
+            for n in [1u32, 2, 4, 10] {
+                let flows: Vec<(u32, u32)> = (0..n).map(|_| (0, u32::MAX)).collect();
+                let out = run(&p, &flows, 400);
+                let fair = p.capacity_mbps() as f64 / n as f64;
+                // The last 100 intervals: every advice within 5 % of C/N,
+                // the queue below one interval's worth of the capacity.
+                for &(r, q) in &out[300..] {
+                    assert!(
+                        within(r, fair, 0.05),
+                        "d {rtt_us} us, {n} flows: advice {r} Mb/s, fair {fair}"
+                    );
+                    assert!(q <= p.capacity as u64 * p.interval_us as u64, "queue {q}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ra_02_advice_follows_flows_joining_and_a_limited_flow() {
+        // Two flows, four more join at interval 200; then one of six can
+        // only send 5 Gb/s: the other five share the rest.
+        let p = RcpParams::default();
+        let flows = [(0, u32::MAX), (0, u32::MAX)];
+        let out = run(&p, &flows, 200);
+        assert!(within(out[199].0, 50_000.0, 0.05), "{:?}", out[199]);
+        let mut flows: Vec<(u32, u32)> = vec![(0, u32::MAX); 2];
+        flows.extend([(200, u32::MAX); 4]);
+        let out = run(&p, &flows, 600);
+        assert!(within(out[599].0, 100_000.0 / 6.0, 0.05), "{:?}", out[599]);
+        let mut flows: Vec<(u32, u32)> = vec![(0, u32::MAX); 5];
+        flows.push((0, 5_000));
+        let out = run(&p, &flows, 600);
+        assert!(within(out[599].0, 95_000.0 / 5.0, 0.05), "{:?}", out[599]);
+    }
+
+    #[test]
+    fn ra_02_one_interval_never_more_than_halves_or_doubles() {
+        let p = RcpParams::default();
+        let mut s = RcpState { rate_mbps: 40_000 };
+        // A huge queue: halved, not below.
+        assert_eq!(s.step(0, u64::MAX / 1024, &p), 20_000);
+        // Nothing arriving: at most doubled.
+        let mut s = RcpState { rate_mbps: 10_000 };
+        assert!(s.step(0, 0, &p) <= 20_000);
+        // Bounds.
+        let mut s = RcpState { rate_mbps: 150 };
+        assert_eq!(s.step(0, u64::MAX / 1024, &p), p.min_mbps);
+        // Nothing arriving and no queue: the factor is 1 + alpha T / d
+        // (the fixed point within 0.1 % of it).
+        let mut s = RcpState { rate_mbps: 90_000 };
+        let want = 90_000.0 * (1.0 + 102.0 / 256.0 * 0.1);
+        assert!(within(s.step(0, 0, &p), want, 0.001), "{s:?} vs {want}");
+        let mut s = RcpState { rate_mbps: 99_000 };
+        assert_eq!(s.step(0, 0, &p), p.capacity_mbps());
+    }
+
+    #[test]
+    fn ra_02_policy_caps_the_advice() {
+        assert_eq!(advised(40_000, None), 40_000);
+        assert_eq!(advised(40_000, Some(10_000)), 10_000);
+        assert_eq!(advised(8_000, Some(10_000)), 8_000);
+    }
+}
