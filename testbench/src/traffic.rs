@@ -143,3 +143,59 @@ pub fn random_mix<R: Rng>(rng: &mut R, n: usize) -> Vec<Frame> {
         })
         .collect()
 }
+
+/// A RoCEv2 flow of an end-to-end test: its hosts and QPs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoceFlow {
+    pub src: std::net::IpAddr,
+    pub dst: std::net::IpAddr,
+    pub dqp: u32,
+    pub sqp: u32,
+}
+
+impl RoceFlow {
+    /// Its flow-table key.
+    pub fn key(&self) -> cngw_packet::flow_key::FlowKey {
+        use cngw_packet::flow_key::FlowKey;
+        use std::net::IpAddr;
+        match (self.src, self.dst) {
+            (IpAddr::V4(s), IpAddr::V4(d)) => FlowKey::ipv4(s.octets(), d.octets(), self.dqp),
+            (IpAddr::V6(s), IpAddr::V6(d)) => FlowKey::ipv6(s, d, self.dqp),
+            _ => panic!("a flow's addresses are of one family"),
+        }
+    }
+
+    /// One of its frames: source and destination MAC, ECT(0), the PSN, the
+    /// payload length rounded down to a multiple of 4.
+    pub fn frame(&self, macs: ([u8; 6], [u8; 6]), psn: u32, payload: usize) -> Vec<u8> {
+        use std::net::IpAddr;
+        let b = match (self.src, self.dst) {
+            (IpAddr::V4(s), IpAddr::V4(d)) => RoceFrameBuilder::ipv4(s, d),
+            (IpAddr::V6(s), IpAddr::V6(d)) => RoceFrameBuilder::ipv6(s, d),
+            _ => panic!("a flow's addresses are of one family"),
+        };
+        b.macs(macs.0, macs.1)
+            .ecn(Ecn::Ect0)
+            .dest_qp(self.dqp)
+            .psn(psn)
+            .payload_len(payload & !3)
+            .build()
+    }
+}
+
+/// An IPv6 address as four register words (the first byte in bits 31..24
+/// of the first word), as `GW_IPV6_*`, `TUNNEL_*` and `FLOW_*` take it.
+pub fn ipv6_words(a: Ipv6Addr) -> [u32; 4] {
+    let o = a.octets();
+    std::array::from_fn(|i| {
+        u32::from_be_bytes([o[4 * i], o[4 * i + 1], o[4 * i + 2], o[4 * i + 3]])
+    })
+}
+
+/// A MAC address as the values of a `*_MAC_HI` / `*_MAC_LO` pair.
+pub fn mac_words(m: [u8; 6]) -> (u32, u32) {
+    (
+        u16::from_be_bytes([m[0], m[1]]) as u32,
+        u32::from_be_bytes([m[2], m[3], m[4], m[5]]),
+    )
+}

@@ -33,11 +33,12 @@ use cngw_packet::fast_cnp::FastCnp;
 use cngw_packet::flow_key::FlowKey;
 use cngw_packet::parsed::classify;
 use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
-use cngw_packet::{Ecn, Envelope, RoceFrameBuilder};
+use cngw_packet::Envelope;
 use cngw_regmap::{
     fcn_control, fcn_rx_dom_control, feature, flow_command, offset, pe_shaper, tunnel_control,
 };
 use cngw_sim::{frame_to_beats, Beat, Gateway};
+use cngw_testbench::traffic::{ipv6_words, mac_words, RoceFlow};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::{BTreeMap, VecDeque};
@@ -65,18 +66,6 @@ const BURST: u32 = 2048;
 const ALT_BELOW: u32 = 256;
 const ALT_ABOVE: u32 = 768;
 
-fn words(a: Ipv6Addr) -> [u32; 4] {
-    let o = a.octets();
-    std::array::from_fn(|i| u32::from_be_bytes(o[4 * i..4 * i + 4].try_into().unwrap()))
-}
-
-fn mac_words(m: [u8; 6]) -> (u32, u32) {
-    (
-        u16::from_be_bytes([m[0], m[1]]) as u32,
-        u32::from_be_bytes(m[2..].try_into().unwrap()),
-    )
-}
-
 /// The model's registers as the model crate's functions read them.
 struct View<'a>(&'a GatewayModel);
 
@@ -86,53 +75,21 @@ impl Registers for View<'_> {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Flow {
-    src: IpAddr,
-    dst: IpAddr,
-    dqp: u32,
-    sqp: u32,
-}
-
-impl Flow {
-    fn key(&self) -> FlowKey {
-        match (self.src, self.dst) {
-            (IpAddr::V4(s), IpAddr::V4(d)) => FlowKey::ipv4(s.octets(), d.octets(), self.dqp),
-            (IpAddr::V6(s), IpAddr::V6(d)) => FlowKey::ipv6(s, d, self.dqp),
-            _ => unreachable!(),
-        }
-    }
-
-    fn frame(&self, psn: u32, payload: usize) -> Vec<u8> {
-        let b = match (self.src, self.dst) {
-            (IpAddr::V4(s), IpAddr::V4(d)) => RoceFrameBuilder::ipv4(s, d),
-            (IpAddr::V6(s), IpAddr::V6(d)) => RoceFrameBuilder::ipv6(s, d),
-            _ => unreachable!(),
-        };
-        b.macs(SENDERS_MAC, PE_MAC)
-            .ecn(Ecn::Ect0)
-            .dest_qp(self.dqp)
-            .psn(psn)
-            .payload_len(payload & !3)
-            .build()
-    }
-}
-
-fn flows() -> [Flow; 3] {
+fn flows() -> [RoceFlow; 3] {
     [
-        Flow {
+        RoceFlow {
             src: IpAddr::V4(Ipv4Addr::new(10, 1, 0, 11)),
             dst: IpAddr::V4(Ipv4Addr::new(10, 2, 0, 1)),
             dqp: 0x301,
             sqp: 0x101,
         },
-        Flow {
+        RoceFlow {
             src: IpAddr::V6(Ipv6Addr::new(0xfd00, 1, 0, 0, 0, 0, 0, 12)),
             dst: IpAddr::V6(Ipv6Addr::new(0xfd00, 2, 0, 0, 0, 0, 0, 1)),
             dqp: 0x302,
             sqp: 0x102,
         },
-        Flow {
+        RoceFlow {
             src: IpAddr::V4(Ipv4Addr::new(10, 1, 0, 13)),
             dst: IpAddr::V4(Ipv4Addr::new(10, 2, 0, 1)),
             dqp: 0x303,
@@ -144,7 +101,7 @@ fn flows() -> [Flow; 3] {
 /// The ingress PE and its model: SRv6 tunnel, Fast CNP reception from the
 /// WAN node's prefix, the flows as static entries with their source QPs,
 /// the shaper on with the alternate path.
-fn setup(flows: &[Flow]) -> (Gateway, GatewayModel) {
+fn setup(flows: &[RoceFlow]) -> (Gateway, GatewayModel) {
     let mut gw = Gateway::new();
     let mut m = GatewayModel::new();
     m.set_reset_clock(gw.reset_released_at());
@@ -186,7 +143,7 @@ fn setup(flows: &[Flow]) -> (Gateway, GatewayModel) {
         (offset::TUNNEL_ALT_SID0_0, ALT0),
         (offset::TUNNEL_ALT_SID1_0, ALT1),
     ] {
-        for (i, w) in words(a).into_iter().enumerate() {
+        for (i, w) in ipv6_words(a).into_iter().enumerate() {
             regs.push((base + 4 * i as u32, w));
         }
     }
@@ -197,10 +154,10 @@ fn setup(flows: &[Flow]) -> (Gateway, GatewayModel) {
     for f in flows {
         let key = f.key();
         let mut regs = vec![(offset::FLOW_DQP, key.dqp), (offset::FLOW_SQP, f.sqp)];
-        for (k, w) in words(Ipv6Addr::from(key.sip)).into_iter().enumerate() {
+        for (k, w) in ipv6_words(Ipv6Addr::from(key.sip)).into_iter().enumerate() {
             regs.push((offset::FLOW_SIP_0 + 4 * k as u32, w));
         }
-        for (k, w) in words(Ipv6Addr::from(key.dip)).into_iter().enumerate() {
+        for (k, w) in ipv6_words(Ipv6Addr::from(key.dip)).into_iter().enumerate() {
             regs.push((offset::FLOW_DIP_0 + 4 * k as u32, w));
         }
         regs.push((offset::FLOW_COMMAND, flow_command::INSERT_STATIC));
@@ -277,7 +234,10 @@ fn pe_05_light_fast_cnps_shape_and_reroute_their_flow_at_the_ingress_pe() {
     // flow 1 has recovered.
     let make = |rng: &mut StdRng, i: u32| {
         let f = i as usize % 3;
-        (f, flows[f].frame(i, rng.gen_range(200..1000)))
+        (
+            f,
+            flows[f].frame((SENDERS_MAC, PE_MAC), i, rng.gen_range(200..1000)),
+        )
     };
     let part_a: Vec<(usize, Vec<u8>)> = (0..300).map(|i| make(&mut rng, i)).collect();
     let part_b: Vec<(usize, Vec<u8>)> = (300..345).map(|i| make(&mut rng, i)).collect();

@@ -33,11 +33,12 @@ use cngw_model::Frame;
 use cngw_packet::flow_key::FlowKey;
 use cngw_packet::parsed::{classify, FrameClass};
 use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
-use cngw_packet::{Ecn, RoceFrameBuilder};
+use cngw_packet::Ecn;
 use cngw_regmap::{
     fcn_control, fcn_rx_dom_control, feature, offset, pe_control, pe_shaper, tunnel_control,
 };
 use cngw_sim::{frame_to_beats, Beat, Gateway, InPort, OutPort};
+use cngw_testbench::traffic::{ipv6_words, mac_words, RoceFlow};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::{BTreeMap, VecDeque};
@@ -56,62 +57,18 @@ const T1: u32 = 20_000_000;
 const T2: u32 = 60_000_000;
 const TMAX: u32 = 100_000_000;
 
-fn ip6_words(a: Ipv6Addr) -> [u32; 4] {
-    let o = a.octets();
-    std::array::from_fn(|i| u32::from_be_bytes(o[4 * i..4 * i + 4].try_into().unwrap()))
-}
-
-fn mac_words(m: [u8; 6]) -> (u32, u32) {
-    (
-        u16::from_be_bytes([m[0], m[1]]) as u32,
-        u32::from_be_bytes(m[2..].try_into().unwrap()),
-    )
-}
-
 /// GW_MAC, GW_IPV6 (and GW_IPV4) of a gateway.
 fn addresses(gw: &mut Gateway, mac: [u8; 6], ip6: Ipv6Addr) {
     let (hi, lo) = mac_words(mac);
     gw.csr_write(offset::GW_MAC_HI, hi).unwrap();
     gw.csr_write(offset::GW_MAC_LO, lo).unwrap();
-    for (i, w) in ip6_words(ip6).into_iter().enumerate() {
+    for (i, w) in ipv6_words(ip6).into_iter().enumerate() {
         gw.csr_write(offset::GW_IPV6_0 + 4 * i as u32, w).unwrap();
     }
 }
 
-/// A RoCEv2 flow from a sender behind A to a receiver behind C.
-#[derive(Clone, Copy, Debug)]
-struct Flow {
-    src: IpAddr,
-    dst: IpAddr,
-    dqp: u32,
-    sqp: u32,
-}
-
-impl Flow {
-    fn key(&self) -> FlowKey {
-        match (self.src, self.dst) {
-            (IpAddr::V4(s), IpAddr::V4(d)) => FlowKey::ipv4(s.octets(), d.octets(), self.dqp),
-            (IpAddr::V6(s), IpAddr::V6(d)) => FlowKey::ipv6(s, d, self.dqp),
-            _ => unreachable!(),
-        }
-    }
-
-    fn frame(&self, psn: u32, payload: usize) -> Vec<u8> {
-        let b = match (self.src, self.dst) {
-            (IpAddr::V4(s), IpAddr::V4(d)) => RoceFrameBuilder::ipv4(s, d),
-            (IpAddr::V6(s), IpAddr::V6(d)) => RoceFrameBuilder::ipv6(s, d),
-            _ => unreachable!(),
-        };
-        b.macs(SENDERS_MAC, A_MAC)
-            .ecn(Ecn::Ect0)
-            .dest_qp(self.dqp)
-            .psn(psn)
-            .payload_len(payload & !3)
-            .build()
-    }
-}
-
-fn flows() -> Vec<Flow> {
+/// The flows, each from a sender behind A to a receiver behind C.
+fn flows() -> Vec<RoceFlow> {
     (0..6u32)
         .map(|i| {
             let (src, dst) = if i % 2 == 0 {
@@ -125,7 +82,7 @@ fn flows() -> Vec<Flow> {
                     IpAddr::V6(Ipv6Addr::new(0xfd00, 2, 0, 0, 0, 0, 0, 1)),
                 )
             };
-            Flow {
+            RoceFlow {
                 src,
                 dst,
                 dqp: 0x300 + i,
@@ -139,7 +96,7 @@ fn flows() -> Vec<Flow> {
 /// prefix, the flows' source QPs as static entries); with `shaped`, its
 /// shaper (PE-05) on at B's clock: 16 clocks per microsecond, full rate
 /// 1024 B/us (the line), cuts of 1/4, floor 128, +128 every 20 quiet us.
-fn ingress_pe(srv6: bool, flows: &[Flow], shaped: bool) -> Gateway {
+fn ingress_pe(srv6: bool, flows: &[RoceFlow], shaped: bool) -> Gateway {
     let mut a = Gateway::new();
     if shaped {
         for (off, v) in [
@@ -160,7 +117,7 @@ fn ingress_pe(srv6: bool, flows: &[Flow], shaped: bool) -> Gateway {
     let (hi, lo) = mac_words(B_MAC);
     a.csr_write(offset::TUNNEL_NEXT_HOP_MAC_HI, hi).unwrap();
     a.csr_write(offset::TUNNEL_NEXT_HOP_MAC_LO, lo).unwrap();
-    for (i, w) in ip6_words(C_IP6).into_iter().enumerate() {
+    for (i, w) in ipv6_words(C_IP6).into_iter().enumerate() {
         a.csr_write(offset::TUNNEL_REMOTE_0 + 4 * i as u32, w)
             .unwrap();
         a.csr_write(offset::TUNNEL_SID0_0 + 4 * i as u32, w)
@@ -378,7 +335,7 @@ fn chain(srv6: bool, seed: u64, shaped: bool) {
         .map(|i| {
             let f = rng.gen_range(0..flows.len());
             let payload = rng.gen_range(16..1400);
-            (f, flows[f].frame(i, payload))
+            (f, flows[f].frame((SENDERS_MAC, A_MAC), i, payload))
         })
         .collect();
     let frames: Vec<Vec<u8>> = sent.iter().map(|(_, d)| d.clone()).collect();
