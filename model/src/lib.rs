@@ -16,6 +16,7 @@ pub mod meter;
 pub mod placement;
 pub mod ports;
 pub mod pre_ecn;
+pub mod proxy;
 pub mod rate_advice;
 pub mod tunnel_decap;
 pub mod tunnel_ecn;
