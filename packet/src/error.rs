@@ -35,6 +35,12 @@ pub enum Layer {
     Srh,
     Mad,
     CmMessage,
+    IsisReachability,
+    Ospfv2ExtendedPrefix,
+    Ospfv3InterAreaPrefix,
+    BgpPathAttribute,
+    BgpNhc,
+    HexText,
 }
 
 impl fmt::Display for Layer {
@@ -67,6 +73,12 @@ impl fmt::Display for Layer {
             Layer::Srh => "SRv6 SRH",
             Layer::Mad => "MAD",
             Layer::CmMessage => "CM message",
+            Layer::IsisReachability => "IS-IS IP reachability TLV",
+            Layer::Ospfv2ExtendedPrefix => "OSPFv2 Extended Prefix TLV",
+            Layer::Ospfv3InterAreaPrefix => "OSPFv3 Inter-Area-Prefix TLV",
+            Layer::BgpPathAttribute => "BGP path attribute",
+            Layer::BgpNhc => "BGP Next Hop Dependent Characteristics attribute",
+            Layer::HexText => "hex text",
         };
         f.write_str(name)
     }
@@ -166,4 +178,8 @@ pub enum BuildError {
         len: usize,
         limit: usize,
     },
+    /// A field holds a value the format does not allow (e.g. a prefix with
+    /// bits set past its length, a type code another field owns).
+    #[error("{field} {value:#x} is not allowed")]
+    InvalidField { field: &'static str, value: u64 },
 }

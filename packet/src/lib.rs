@@ -19,6 +19,7 @@
 //! | [`longhaul`], [`longhaul_rocev2`], [`longhaul_icmpv6`], [`icmp_extension`] | Long-haul CNP (draft-tian-ccwg-long-haul-cnp) |
 //! | [`fast_cnp`] | Fast CNP (draft-he-fcn-in-wan) |
 //! | [`proxy_cn`] | CN message to a proxy (draft-xiao-rtgwg-proxy-congestion-notification) |
+//! | [`pnc`] | Proxy Node Capability in IS-IS, OSPFv2, OSPFv3 and BGP advertisements (same draft) |
 //! | [`rate_advice`] | SCONE Rate Advice (draft-zz-scone-rate-advice-rocev2) |
 //! | [`vxlan`], [`srh`] | tunnel encapsulations of the FCN ingress PE |
 //! | [`cm`] | RDMA CM REQ/REP/RTU/DREQ/DREP MADs on QP 1 |
@@ -33,7 +34,9 @@
 //! 49791 ([`fast_cnp::DEFAULT_UDP_PORT`]), proxy CN UDP port 49792
 //! ([`proxy_cn::DEFAULT_UDP_PORT`], layout in [`proxy_cn`]), Rate Advice
 //! opcode 0x1D ([`rate_advice::DEFAULT_OPCODE`], which IBTA 1.5 uses for RC
-//! ATOMIC WRITE).
+//! ATOMIC WRITE), BGP PNC characteristic code 0xFF50
+//! ([`pnc::DEFAULT_BGP_TLV_CODE`]; the IGP flag bits are the draft's, see
+//! [`pnc`]).
 
 pub mod bth;
 pub mod checksum;
@@ -58,6 +61,7 @@ pub mod longhaul_icmpv6;
 pub mod longhaul_rocev2;
 pub mod parsed;
 pub mod pcap;
+pub mod pnc;
 pub mod proxy_cn;
 pub mod rate_advice;
 pub mod roce;

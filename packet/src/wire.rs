@@ -45,6 +45,34 @@ impl<'a> Cursor<'a> {
         Ok(a)
     }
 
+    /// Bytes not yet read.
+    pub(crate) fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    pub(crate) fn is_at_end(&self) -> bool {
+        self.pos == self.buf.len()
+    }
+
+    /// The next `n` bytes, whose count comes from a length field named
+    /// `field`: fails with [`ParseError::BadLength`] (not `Truncated`) when
+    /// fewer are left.
+    pub(crate) fn counted(
+        &mut self,
+        n: usize,
+        field: &'static str,
+    ) -> Result<&'a [u8], ParseError> {
+        if n > self.remaining() {
+            return Err(ParseError::BadLength {
+                layer: self.layer,
+                field,
+                value: n,
+                available: self.remaining(),
+            });
+        }
+        self.bytes(n)
+    }
+
     pub(crate) fn rest(&mut self) -> &'a [u8] {
         let s = &self.buf[self.pos..];
         self.pos = self.buf.len();
