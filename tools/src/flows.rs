@@ -141,7 +141,7 @@ pub fn flows_json(flows: &[(FlowKey, FlowEntry)]) -> String {
 }
 
 /// Applies `--config` before the command (its note goes to stderr: stdout may be JSON).
-fn apply_config(dev: &mut AnyDevice<'_>, config: &Config, path: &Path) -> Result<()> {
+pub fn apply_config(dev: &mut AnyDevice<'_>, config: &Config, path: &Path) -> Result<()> {
     let plan = config
         .plan(dev)
         .with_context(|| format!("configuration {} rejected; nothing written", path.display()))?;

@@ -3,11 +3,11 @@
 //! (each slot's label resolved to its flow-table entry) and its counters.
 
 use crate::cli::ShaperArgs;
-use crate::config::{load, plan_size};
+use crate::config::load;
 use crate::device::{self, device_error, DeviceSpec};
+use crate::flows::apply_config;
 use crate::report::json_string;
 use anyhow::{Context, Result};
-use cngw_driver::config::apply as apply_plan;
 use cngw_driver::flows::{key_addr, FlowKey};
 use cngw_driver::{label_location, ShaperState};
 
@@ -174,13 +174,7 @@ pub fn run(spec: &DeviceSpec, verbose: bool, args: &ShaperArgs) -> Result<()> {
     let config = args.config.as_deref().map(load).transpose()?;
     let mut dev = device::open(spec, verbose)?;
     if let (Some(config), Some(path)) = (&config, &args.config) {
-        let plan = config.plan(&mut dev).with_context(|| {
-            format!("configuration {} rejected; nothing written", path.display())
-        })?;
-        apply_plan(&mut dev, &plan)
-            .map_err(device_error)
-            .with_context(|| format!("applying {} failed", path.display()))?;
-        eprintln!("note: applied {}: {}", path.display(), plan_size(&plan));
+        apply_config(&mut dev, config, path)?;
     }
     let state = dev
         .shaper()
