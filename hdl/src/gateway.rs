@@ -69,6 +69,7 @@ use crate::lh::{FormatTable, LhController, QueueKb, QueueMeter, TimeOfDay};
 use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
 use crate::pe::{FlowShaper, IngressQueue, TunnelDecap, TunnelEncap, TwoThreshold};
+use crate::px::{CnReceiver, ProxyTranslator};
 use crate::stats::FrameCounters;
 use crate::stream::{AxisSink, AxisSource, FrameFilter, FrameMux, HeaderSource, SkidBuffer};
 use cngw_regmap::{offset, REGISTERS};
@@ -306,7 +307,23 @@ const _: () = {
     assert!(REGISTERS[250].offset == offset::PE_SHAPER_NOTES_DROPPED);
     assert!(REGISTERS[251].offset == offset::PE_SHAPER_REROUTES);
     assert!(REGISTERS[252].offset == offset::PE_SHAPER_RETURNS);
-    assert!(REGISTERS.len() == 253);
+    assert!(REGISTERS[253].offset == offset::PROXY_CONTROL);
+    assert!(REGISTERS[254].offset == offset::PROXY_UDP_PORT);
+    assert!(REGISTERS[255].offset == offset::PROXY_RX_BUCKET_REFILL_CLOCKS);
+    assert!(REGISTERS[256].offset == offset::PROXY_RX_BUCKET_DEPTH);
+    assert!(REGISTERS[257].offset == offset::PROXY_RX_RECEIVED);
+    assert!(REGISTERS[258].offset == offset::PROXY_RX_BUSY);
+    assert!(REGISTERS[259].offset == offset::PROXY_RX_CNP_SENT);
+    assert!(REGISTERS[260].offset == offset::PROXY_RX_MALFORMED);
+    assert!(REGISTERS[261].offset == offset::PROXY_RX_OUT_OF_DOMAIN);
+    assert!(REGISTERS[262].offset == offset::PROXY_RX_NOT_ROCE);
+    assert!(REGISTERS[263].offset == offset::PROXY_RX_NO_BTH);
+    assert!(REGISTERS[264].offset == offset::PROXY_RX_MISMATCH);
+    assert!(REGISTERS[265].offset == offset::PROXY_RX_RATE_LIMITED);
+    assert!(REGISTERS[266].offset == offset::PROXY_RX_QUEUE_DROPS);
+    assert!(REGISTERS[267].offset == offset::PROXY_RX_UNKNOWN_FLOW);
+    assert!(REGISTERS[268].offset == offset::PROXY_RX_NO_SQP);
+    assert!(REGISTERS.len() == 269);
 };
 
 #[derive(LogicBlock)]
@@ -379,6 +396,17 @@ pub struct Gateway {
     fcn_rx_depth: Signal<Local, Bits<4>>,
     fcn_req: Signal<Local, Bit>,
     fcn_rx_count: DFF<Bits<32>>,
+    /// PX-02/PX-04: the proxy's CN message recogniser on wan_rx (its
+    /// claims go to the same frame filter), the translation into standard
+    /// CNPs (a flow-table look-up of the flow the message names), the
+    /// received and busy counters.
+    proxy_rx: CnReceiver,
+    proxy_tr: ProxyTranslator,
+    proxy_on: Signal<Local, Bit>,
+    proxy_req: Signal<Local, Bit>,
+    proxy_depth: Signal<Local, Bits<4>>,
+    proxy_rx_count: DFF<Bits<32>>,
+    proxy_busy_count: DFF<Bits<32>>,
     /// FCN_RX_DOMn_PREFIX_0..3 and FCN_CNP_MAC_HI/LO in lane order.
     dom_lanes: Vec<Signal<Local, Bits<32>>>,
     fcn_cnp_mac: Signal<Local, Bits<48>>,
@@ -450,7 +478,7 @@ pub struct Gateway {
     /// Flow-table requests in flight (five clocks): SIP [127:0], source MAC
     /// [175:128], P_Key [191:176], IPv6 [192], data request [193], CSR
     /// request [194], Fast CNP translation read [195].
-    pipe: Vec<DFF<Bits<196>>>,
+    pipe: Vec<DFF<Bits<197>>>,
     cmd_pending: DFF<Bit>,
     cmd_op: DFF<Bits<3>>,
     flow_status: DFF<Bits<32>>,
@@ -473,7 +501,7 @@ pub struct Gateway {
     status_word: Signal<Local, Bits<32>>,
     csr_sip: Signal<Local, Bits<128>>,
     csr_dip: Signal<Local, Bits<128>>,
-    pipe_in: Signal<Local, Bits<196>>,
+    pipe_in: Signal<Local, Bits<197>>,
     location: Signal<Local, Bits<16>>,
     bucket_depth: Signal<Local, Bits<4>>,
     gw_mac: Signal<Local, Bits<48>>,
@@ -540,6 +568,13 @@ impl Default for Gateway {
             fcn_rx_depth: Default::default(),
             fcn_req: Default::default(),
             fcn_rx_count: Default::default(),
+            proxy_rx: Default::default(),
+            proxy_tr: Default::default(),
+            proxy_on: Default::default(),
+            proxy_req: Default::default(),
+            proxy_depth: Default::default(),
+            proxy_rx_count: Default::default(),
+            proxy_busy_count: Default::default(),
             dom_lanes: (0..10).map(|_| Default::default()).collect(),
             fcn_cnp_mac: Default::default(),
             decap: Default::default(),
@@ -645,6 +680,8 @@ impl Logic for Gateway {
             fcn_rx,
             wan_filter,
             fcn_tr,
+            proxy_rx,
+            proxy_tr,
             decap,
             ingress_q,
             shaper,
@@ -680,6 +717,8 @@ impl Logic for Gateway {
             pe_ect1_count,
             pe_ce_count,
             fcn_rx_count,
+            proxy_rx_count,
+            proxy_busy_count,
             us_div,
             now_us,
             cmd_pending,
@@ -1021,13 +1060,60 @@ impl Logic for Gateway {
         self.fcn_rx.dom1_len.next = self.csr.values[185].val().get_bits::<8>(8);
         self.fcn_rx.dom1_valid.next = self.csr.values[185].val().get_bit(0);
         self.wan_filter.reset.next = self.reset.val();
-        self.wan_filter.drop.next = self.fcn_rx.claim.val();
-        if self.wan_filter.dropped.val() {
+        self.wan_filter.drop.next = self.fcn_rx.claim.val() | self.proxy_rx.claim.val();
+        if self.wan_filter.dropped.val() & self.fcn_rx.claim.val() {
             self.fcn_rx_count.d.next = self.fcn_rx_count.q.val() + 1;
+        }
+        if self.wan_filter.dropped.val() & !self.fcn_rx.claim.val() {
+            self.proxy_rx_count.d.next = self.proxy_rx_count.q.val() + 1;
+        }
+        if self.proxy_rx.busy_drop.val() {
+            self.proxy_busy_count.d.next = self.proxy_busy_count.q.val() + 1;
         }
         if self.reset.val() | self.csr.values[5].val().get_bit(0) {
             self.fcn_rx_count.d.next = 0.into();
+            self.proxy_rx_count.d.next = 0.into();
+            self.proxy_busy_count.d.next = 0.into();
         }
+        // PX-02/PX-04: the proxy (FEATURE_ENABLE.proxy_cn, PROXY_CONTROL).
+        self.proxy_on.next =
+            self.csr.values[4].val().get_bit(4) & self.csr.values[253].val().get_bit(0);
+        self.proxy_rx.reset.next = self.reset.val();
+        self.proxy_rx.tdata.next = self.wan_in.m.tdata.val();
+        self.proxy_rx.tkeep.next = self.wan_in.m.tkeep.val();
+        self.proxy_rx.tlast.next = self.wan_in.m.tlast.val();
+        self.proxy_rx.tvalid.next = self.wan_in.m.tvalid.val();
+        self.proxy_rx.tready.next = self.wan_filter.s.tready.val();
+        self.proxy_rx.enable.next = self.proxy_on.val();
+        self.proxy_rx.udp_port.next = self.csr.values[254].val().get_bits::<16>(0);
+        self.proxy_tr.reset.next = self.reset.val();
+        self.proxy_tr.enable.next = self.proxy_on.val();
+        self.proxy_tr.filter.next = self.csr.values[253].val().get_bit(1);
+        self.proxy_tr.msg_valid.next = self.proxy_rx.msg_valid.val();
+        self.proxy_tr.msg_verdict.next = self.proxy_rx.msg_verdict.val();
+        self.proxy_tr.msg_src.next = self.proxy_rx.msg_src.val();
+        self.proxy_tr.msg_sip.next = self.proxy_rx.msg_sip.val();
+        self.proxy_tr.msg_dip.next = self.proxy_rx.msg_dip.val();
+        self.proxy_tr.msg_dqp.next = self.proxy_rx.msg_dqp.val();
+        self.proxy_tr.dom0_prefix.next = self.fcn_rx.dom0_prefix.val();
+        self.proxy_tr.dom0_len.next = self.fcn_rx.dom0_len.val();
+        self.proxy_tr.dom0_valid.next = self.fcn_rx.dom0_valid.val();
+        self.proxy_tr.dom1_prefix.next = self.fcn_rx.dom1_prefix.val();
+        self.proxy_tr.dom1_len.next = self.fcn_rx.dom1_len.val();
+        self.proxy_tr.dom1_valid.next = self.fcn_rx.dom1_valid.val();
+        self.proxy_tr.refill_clocks.next = self.csr.values[255].val();
+        self.proxy_depth.next = self.csr.values[256].val().get_bits::<4>(0);
+        if self.csr.values[256].val() > 8 {
+            self.proxy_depth.next = 8.into();
+        }
+        self.proxy_tr.bucket_depth.next = self.proxy_depth.val();
+        self.proxy_tr.clear_counters.next = self.csr.values[5].val().get_bit(0);
+        self.proxy_tr.resp_valid.next =
+            self.flow_table.resp_valid.val() & self.pipe[4].q.val().get_bit(196);
+        self.proxy_tr.resp_hit.next = self.flow_table.resp_entry.val().valid;
+        self.proxy_tr.resp_sqp_valid.next = self.flow_table.resp_sqp_valid.val();
+        self.proxy_tr.resp_sqp.next = self.flow_table.resp_sqp.val();
+        self.proxy_tr.resp_sip.next = self.flow_table.resp_entry.val().key.get_bits::<128>(152);
         self.fcn_tr.reset.next = self.reset.val();
         self.fcn_tr.enable.next = self.fcn_ingress.val();
         self.fcn_tr.msg_valid.next = self.fcn_rx.msg_valid.val();
@@ -1222,11 +1308,20 @@ impl Logic for Gateway {
             & !self.psn_pairer.learn_valid.val()
             & !self.flow_table.busy.val();
         self.fcn_tr.rd_taken.next = self.fcn_req.val();
+        // PX-02: a proxy look-up after the Fast CNP reads.
+        self.proxy_req.next = self.proxy_tr.rd_valid.val()
+            & !self.data_req.val()
+            & !self.learner.learn_valid.val()
+            & !self.psn_pairer.learn_valid.val()
+            & !self.fcn_tr.rd_valid.val()
+            & !self.flow_table.busy.val();
+        self.proxy_tr.rd_taken.next = self.proxy_req.val();
         self.csr_req.next = self.cmd_pending.q.val()
             & !self.data_req.val()
             & !self.learner.learn_valid.val()
             & !self.psn_pairer.learn_valid.val()
             & !self.fcn_tr.rd_valid.val()
+            & !self.proxy_tr.rd_valid.val()
             & !self.flow_table.busy.val();
         if self.csr_req.val() {
             self.cmd_pending.d.next = false;
@@ -1235,6 +1330,7 @@ impl Logic for Gateway {
             | self.learn_req.val()
             | self.psn_learn_req.val()
             | self.fcn_req.val()
+            | self.proxy_req.val()
             | self.csr_req.val();
         self.flow_table.req_fill.next = self.psn_learn_req.val();
         self.flow_table.req_op.next = 1.into();
@@ -1272,6 +1368,12 @@ impl Logic for Gateway {
             self.flow_table.req_slot.next = self.fcn_tr.rd_slot.val();
             self.flow_table.req_in_stash.next = self.fcn_tr.rd_in_stash.val();
         }
+        if self.proxy_req.val() {
+            self.flow_table.req_op.next = 0.into();
+            self.flow_table.req_sip.next = self.proxy_tr.rd_sip.val();
+            self.flow_table.req_dip.next = self.proxy_tr.rd_dip.val();
+            self.flow_table.req_dqp.next = self.proxy_tr.rd_dqp.val();
+        }
         self.flow_table.now.next = self.now_us.q.val();
         self.flow_table.window_epoch.next = self.obs_epoch.q.val();
         self.flow_table.aging_enable.next = self.csr.values[68].val().any();
@@ -1279,20 +1381,23 @@ impl Logic for Gateway {
         self.flow_table.clear_counters.next = self.csr.values[5].val().get_bit(0);
 
         // What each request needs five clocks later.
-        self.pipe_in.next = bit_cast::<196, 128>(self.dc_hdr.src_ip.val())
-            | (bit_cast::<196, 48>(self.dc_hdr.src_mac.val()) << 128)
-            | (bit_cast::<196, 16>(self.dc_hdr.pkey.val()) << 176);
+        self.pipe_in.next = bit_cast::<197, 128>(self.dc_hdr.src_ip.val())
+            | (bit_cast::<197, 48>(self.dc_hdr.src_mac.val()) << 128)
+            | (bit_cast::<197, 16>(self.dc_hdr.pkey.val()) << 176);
         if self.dc_hdr.is_ipv6.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<196>(1) << 192);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<197>(1) << 192);
         }
         if self.data_req.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<196>(1) << 193);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<197>(1) << 193);
         }
         if self.csr_req.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<196>(1) << 194);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<197>(1) << 194);
         }
         if self.fcn_req.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<196>(1) << 195);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<197>(1) << 195);
+        }
+        if self.proxy_req.val() {
+            self.pipe_in.next = self.pipe_in.val() | (bits::<197>(1) << 196);
         }
         self.pipe[0].d.next = self.pipe_in.val();
         // LH-01 PSN pairing: an RC request whose PSN the responder
@@ -1478,14 +1583,22 @@ impl Logic for Gateway {
 
         // Notification frames: Long-haul CNP jobs first, then Fast CNPs,
         // then the ingress PE's standard CNPs from received Fast CNPs.
-        self.builder.job_valid.next =
-            self.lh.job_valid.val() | self.fcn.job_valid.val() | self.fcn_tr.job_valid.val();
+        self.builder.job_valid.next = self.lh.job_valid.val()
+            | self.fcn.job_valid.val()
+            | self.fcn_tr.job_valid.val()
+            | self.proxy_tr.job_valid.val();
         self.lh.job_ready.next = self.builder.job_ready.val();
         self.fcn.job_ready.next = self.builder.job_ready.val() & !self.lh.job_valid.val();
         self.fcn_tr.job_ready.next =
             self.builder.job_ready.val() & !self.lh.job_valid.val() & !self.fcn.job_valid.val();
+        self.proxy_tr.job_ready.next = self.builder.job_ready.val()
+            & !self.lh.job_valid.val()
+            & !self.fcn.job_valid.val()
+            & !self.fcn_tr.job_valid.val();
         self.fcn.gw_ipv6.next = self.gw_ipv6.val();
         self.fcn_rx.gw_ipv6.next = self.gw_ipv6.val();
+        self.proxy_rx.gw_ipv4.next = self.gw_ipv4.val().get_bits::<32>(96);
+        self.proxy_rx.gw_ipv6.next = self.gw_ipv6.val();
         // PE-02/PE-06 decapsulation settings and counters.
         self.decap.reset.next = self.reset.val();
         self.decap.pe_ipv6.next = self.gw_ipv6.val();
@@ -1702,6 +1815,16 @@ impl Logic for Gateway {
                 self.builder.job_pkey.next = 0xFFFF.into();
                 self.builder.job_dqp.next = self.fcn_tr.job_dqp.val();
                 self.builder.job_flow_label.next = 0.into();
+                if !self.fcn_tr.job_valid.val() {
+                    // PX-02: the proxy's standard CNP, built alike.
+                    self.builder.job_ipv6.next = self.proxy_tr.job_ipv6.val();
+                    self.builder.job_dst_ip.next = self.proxy_tr.job_dst_ip.val();
+                    self.builder.job_src_ip.next = self.gw_ipv4.val();
+                    if self.proxy_tr.job_ipv6.val() {
+                        self.builder.job_src_ip.next = self.gw_ipv6.val();
+                    }
+                    self.builder.job_dqp.next = self.proxy_tr.job_dqp.val();
+                }
             }
         }
         for i in 0..6 {
@@ -1831,6 +1954,18 @@ impl Logic for Gateway {
         self.csr.status[250].next = self.shaper.notes_dropped.val();
         self.csr.status[251].next = self.shaper.reroutes.val();
         self.csr.status[252].next = self.shaper.returns.val();
+        self.csr.status[257].next = self.proxy_rx_count.q.val();
+        self.csr.status[258].next = self.proxy_busy_count.q.val();
+        self.csr.status[259].next = self.proxy_tr.cnp_sent.val();
+        self.csr.status[260].next = self.proxy_tr.malformed.val();
+        self.csr.status[261].next = self.proxy_tr.out_of_domain.val();
+        self.csr.status[262].next = self.proxy_tr.not_roce.val();
+        self.csr.status[263].next = self.proxy_tr.no_bth.val();
+        self.csr.status[264].next = self.proxy_tr.mismatch.val();
+        self.csr.status[265].next = self.proxy_tr.rate_limited.val();
+        self.csr.status[266].next = self.proxy_tr.queue_drops.val();
+        self.csr.status[267].next = self.proxy_tr.unknown_flow.val();
+        self.csr.status[268].next = self.proxy_tr.no_sqp.val();
         self.csr.status[147].next = self.tod.captured.val().get_bits::<32>(32);
         self.csr.status[148].next = self.tod.captured.val().get_bits::<32>(0);
     }

@@ -43,6 +43,7 @@ pub mod lh;
 pub mod notify;
 pub mod parser;
 pub mod pe;
+pub mod px;
 pub mod stats;
 pub mod stream;
 pub mod units;

@@ -182,6 +182,13 @@ pub fn lint_waivers() -> String {
         "encap$cmd_ready",
         "encap$passed",
         "encap$empty_dropped",
+        // CnReceiver reads a few fields of the IP header it shifts down and
+        // a 48-byte window of the 256 bytes it shifts.
+        "cn_ip",
+        "cn_shifted",
+        // The CN level is not carried by a standard CNP (the proxy's only
+        // notification so far).
+        "proxy_rx$msg_level",
     ] {
         writeln!(
             v,
@@ -205,8 +212,12 @@ pub fn lint_waivers() -> String {
     // shaper between them: its `s.tready` depends on its registers and its
     // `m.tready` only, its `m.*` on registers only (FlowShaper's
     // documentation), but its one always block reads `s.tdata` too.
+    // The proxy's CnReceiver claims the same way; the filter's `drop` is
+    // the OR of both claims.
     for signal in [
         "fcn_rx$claim",
+        "proxy_rx$claim",
+        "wan_filter$drop",
         "wan_filter$m$tready",
         "decap$s$tready",
         "beats$push",

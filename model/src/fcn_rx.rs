@@ -218,15 +218,7 @@ impl FcnRxModel {
             regs.count(offset::FCN_RX_NO_SQP);
             return;
         };
-        let sender = Ipv6Addr::from(sip);
-        let env = match sender.to_ipv4_mapped() {
-            Some(v4) => Envelope::ipv4(Ipv4Addr::from(r.reg(offset::GW_IPV4)), v4),
-            None => Envelope::ipv6(gw_ipv6(r), sender),
-        };
-        let env = env
-            .with_macs(gw_mac(r), cnp_mac(r))
-            .with_dscp((r.reg(offset::NOTIFY_DSCP) & 0x3F) as u8);
-        let frame = Cnp::new(sqp).to_frame(&env).to_bytes();
+        let frame = translated_cnp(sip, sqp, r);
         regs.count(offset::FCN_RX_CNP_SENT);
         crate::longhaul::count_sent(regs);
         self.pending.push(Notification {
@@ -244,6 +236,22 @@ impl FcnRxModel {
     pub fn take(&mut self) -> Vec<Notification> {
         std::mem::take(&mut self.pending)
     }
+}
+
+/// The standard CNP a translation sends (FCN-05, PX-02): from `GW_IPV4`
+/// or `GW_IPV6` (by the sender's family) and `GW_MAC` to the sender `sip`
+/// (IPv4-mapped for IPv4) and `FCN_CNP_MAC_*`, DSCP `NOTIFY_DSCP`, P_Key
+/// 0xFFFF, DestQP `sqp`.
+pub fn translated_cnp(sip: [u8; 16], sqp: u32, r: &dyn Registers) -> Vec<u8> {
+    let sender = Ipv6Addr::from(sip);
+    let env = match sender.to_ipv4_mapped() {
+        Some(v4) => Envelope::ipv4(Ipv4Addr::from(r.reg(offset::GW_IPV4)), v4),
+        None => Envelope::ipv6(gw_ipv6(r), sender),
+    };
+    let env = env
+        .with_macs(gw_mac(r), cnp_mac(r))
+        .with_dscp((r.reg(offset::NOTIFY_DSCP) & 0x3F) as u8);
+    Cnp::new(sqp).to_frame(&env).to_bytes()
 }
 
 /// `FCN_CNP_MAC_HI`/`_LO`: the destination MAC of the ingress PE's CNPs.

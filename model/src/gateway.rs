@@ -86,6 +86,7 @@ pub struct GatewayModel {
     fcn: crate::fast_cnp::FastCnpModel,
     /// FCN-05: the ingress PE's received Fast CNPs.
     fcn_rx: crate::fcn_rx::FcnRxModel,
+    proxy_rx: crate::proxy_rx::ProxyRxModel,
     /// Where each flow sits in the table (its FCN-01 label).
     placement: crate::placement::Placement,
     /// Each flow's byte counts per observation window as the flow table
@@ -228,6 +229,7 @@ impl GatewayModel {
             pe_lfsr: crate::pre_ecn::Lfsr(1),
             fcn: Default::default(),
             fcn_rx: Default::default(),
+            proxy_rx: Default::default(),
             placement: Default::default(),
             windows: BTreeMap::new(),
         }
@@ -604,6 +606,7 @@ impl GatewayModel {
         self.lh = LonghaulModel::new(clock);
         self.fcn = crate::fast_cnp::FastCnpModel::new(clock);
         self.fcn_rx = crate::fcn_rx::FcnRxModel::new(clock);
+        self.proxy_rx = crate::proxy_rx::ProxyRxModel::new(clock);
         self.lh_clock = clock;
         self.windows.clear();
         self.depth_steps.clear();
@@ -684,6 +687,12 @@ impl GatewayModel {
     /// CNPs so far, oldest first (taken).
     pub fn take_ingress_cnps(&mut self) -> Vec<Notification> {
         self.fcn_rx.take()
+    }
+
+    /// PX-02: standard CNPs the proxy decided for received CN messages so
+    /// far, oldest first (taken).
+    pub fn take_proxy_cnps(&mut self) -> Vec<Notification> {
+        self.proxy_rx.take()
     }
 
     /// PE-05: light Fast CNPs the ingress PE handed to its shaper instead
@@ -913,6 +922,21 @@ impl GatewayModel {
                     Some((key.sip.to_be_bytes(), v.sqp))
                 };
                 self.fcn_rx.received(&msg, clock, flow, &mut self.registers);
+                return ModelOutput {
+                    parsed,
+                    emitted: Vec::new(),
+                };
+            }
+        }
+        // PX-02: a CN message to this proxy stops here.
+        if port == InPort::WanRx {
+            if let Some(msg) = crate::proxy_rx::claim(&frame.data, &self.registers) {
+                self.count(offset::PROXY_RX_RECEIVED);
+                let clock = header_clock.unwrap_or(self.lh_clock);
+                let flows = &self.flows;
+                let flow = |key: &FlowKey| flows.get(key).map(|v| v.sqp);
+                self.proxy_rx
+                    .received(&msg, clock, flow, &mut self.registers);
                 return ModelOutput {
                     parsed,
                     emitted: Vec::new(),

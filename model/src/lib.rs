@@ -17,6 +17,7 @@ pub mod placement;
 pub mod ports;
 pub mod pre_ecn;
 pub mod proxy;
+pub mod proxy_rx;
 pub mod rate_advice;
 pub mod tunnel_decap;
 pub mod tunnel_ecn;

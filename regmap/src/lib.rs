@@ -107,8 +107,11 @@ pub mod capability {
 }
 
 /// `FEATURE_ENABLE` bits implemented by this version of the hardware.
-pub const IMPLEMENTED_FEATURES: u32 =
-    feature::LH_ECN_MARK | feature::LH_CNP | feature::FAST_CNP | feature::PRE_ECN;
+pub const IMPLEMENTED_FEATURES: u32 = feature::LH_ECN_MARK
+    | feature::LH_CNP
+    | feature::FAST_CNP
+    | feature::PRE_ECN
+    | feature::PROXY_CN;
 
 /// Bits of the `CONTROL` register (write-1-to-pulse).
 pub mod control {
@@ -242,6 +245,18 @@ pub mod tunnel_control {
 
 /// Bits and fields of `PE_SHAPER_CONTROL` and the packed `PE_SHAPER_*`
 /// registers: the ingress PE's per-flow shaper and alternate path (PE-05).
+pub mod proxy {
+    /// This gateway is a proxy (PX-02): CN messages to GW_IPV4/GW_IPV6 and
+    /// PROXY_UDP_PORT on wan_rx are taken off the path and translated
+    /// into standard CNPs (with FEATURE_ENABLE.proxy_cn).
+    pub const ENABLE: u32 = 1 << 0;
+    /// PX-04 border filtering on receipt: CN messages whose outer source
+    /// lies outside every valid FCN_RX_DOMn prefix are dropped.
+    pub const FILTER: u32 = 1 << 1;
+    /// Default CN message UDP port (draft TBD1): 49792.
+    pub const DEFAULT_UDP_PORT: u32 = 49792;
+}
+
 pub mod pe_shaper {
     /// Light notifications (Fast CNP levels 1..3) slow their flow at the
     /// tunnel entrance instead of becoming standard CNPs.
@@ -605,6 +620,21 @@ const TUNNEL_CONTROL_FIELDS: &[Field] = &[
         lsb: 5,
         width: 1,
         doc: "RFC 6040 compatibility mode (outer Not-ECT); 0: normal mode",
+    },
+];
+
+const PROXY_CONTROL_FIELDS: &[Field] = &[
+    Field {
+        name: "enable",
+        lsb: 0,
+        width: 1,
+        doc: "PX-02: act as proxy: CN messages to this gateway become standard CNPs to the flows' senders",
+    },
+    Field {
+        name: "filter",
+        lsb: 1,
+        width: 1,
+        doc: "PX-04: drop CN messages whose outer source is outside every valid FCN_RX_DOMn prefix",
     },
 ];
 
@@ -1333,6 +1363,38 @@ register_map! {
     PE_SHAPER_REROUTES @ 0x798 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// PE-05: flows moved back to the primary path.
     PE_SHAPER_RETURNS @ 0x79C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-02/PX-04: proxy reception (off after reset).
+    PROXY_CONTROL @ 0x7A0 : ReadWrite = 0, volatile = false, fields = PROXY_CONTROL_FIELDS;
+    /// PX-02: UDP destination port of CN messages (draft TBD1; default 49792).
+    PROXY_UDP_PORT @ 0x7A4 : ReadWrite = proxy::DEFAULT_UDP_PORT, volatile = false, fields = WHOLE;
+    /// PX-04: receive-side token bucket: one token every this many clocks; 0: no limit.
+    PROXY_RX_BUCKET_REFILL_CLOCKS @ 0x7A8 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// PX-04: receive-side bucket depth (burst), 1..8.
+    PROXY_RX_BUCKET_DEPTH @ 0x7AC : ReadWrite = 8, volatile = false, fields = WHOLE;
+    /// PX-02: CN messages to this gateway taken off wan_rx (not forwarded to dc_tx).
+    PROXY_RX_RECEIVED @ 0x7B0 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-02: CN messages lost because the walker held the previous one (32 clocks each).
+    PROXY_RX_BUSY @ 0x7B4 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-02: standard CNPs queued for the senders of flows named by CN messages.
+    PROXY_RX_CNP_SENT @ 0x7B8 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-02: CN messages with a bad UDP length, version or family, or cut short (dropped).
+    PROXY_RX_MALFORMED @ 0x7BC : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-04: CN messages from outside the domain prefixes (dropped).
+    PROXY_RX_OUT_OF_DOMAIN @ 0x7C0 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-02: CN messages whose five-tuple is not RoCEv2's (UDP to 4791).
+    PROXY_RX_NOT_ROCE @ 0x7C4 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-02: CN messages whose invoking packet shows no BTH in the first 256 bytes.
+    PROXY_RX_NO_BTH @ 0x7C8 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-02: CN messages whose invoking packet's addresses are not the five-tuple's.
+    PROXY_RX_MISMATCH @ 0x7CC : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-04: CN messages over the receive-side rate (dropped).
+    PROXY_RX_RATE_LIMITED @ 0x7D0 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-02: CN messages dropped because a look-up and two jobs were pending.
+    PROXY_RX_QUEUE_DROPS @ 0x7D4 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-02: CN messages naming a flow not in the flow table.
+    PROXY_RX_UNKNOWN_FLOW @ 0x7D8 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-02: CN messages naming a flow without a learned source QP (no CNP possible).
+    PROXY_RX_NO_SQP @ 0x7DC : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

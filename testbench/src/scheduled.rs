@@ -287,6 +287,7 @@ pub fn expect_scheduled(
         notifications: Vec::new(),
         fast_cnps: Vec::new(),
         ingress_cnps: Vec::new(),
+        proxy_cnps: Vec::new(),
     };
     // The model takes the frames in the order the parsers reported them
     // (header clock, dc_rx first within a clock: what source-QP learning
@@ -357,6 +358,11 @@ pub fn expect_scheduled(
         .collect();
     exp.ingress_cnps = model
         .take_ingress_cnps()
+        .into_iter()
+        .map(|n| n.frame)
+        .collect();
+    exp.proxy_cnps = model
+        .take_proxy_cnps()
         .into_iter()
         .map(|n| n.frame)
         .collect();

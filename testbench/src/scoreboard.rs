@@ -112,6 +112,9 @@ pub struct Expected {
     /// Standard CNPs of the ingress PE for received Fast CNPs (FCN-05): a
     /// fourth sequence merged into dc_tx, likewise.
     pub ingress_cnps: Vec<Frame>,
+    /// Standard CNPs of the proxy for received CN messages (PX-02): a fifth
+    /// sequence merged into dc_tx, likewise.
+    pub proxy_cnps: Vec<Frame>,
 }
 
 /// Runs the inputs through the model.
@@ -122,6 +125,7 @@ pub fn expect(model: &mut GatewayModel, inputs: &[(InPort, Vec<Frame>)]) -> Expe
         notifications: Vec::new(),
         fast_cnps: Vec::new(),
         ingress_cnps: Vec::new(),
+        proxy_cnps: Vec::new(),
     };
     for (port, frames) in inputs {
         for f in frames {
@@ -150,16 +154,17 @@ pub fn compare(cap: &Capture, exp: &Expected) -> Result<(), Mismatch> {
             ("notifications", &exp.notifications),
             ("Fast CNPs", &exp.fast_cnps),
             ("ingress PE CNPs", &exp.ingress_cnps),
+            ("proxy CNPs", &exp.proxy_cnps),
         ];
         let notes = sequences.iter().any(|(_, s)| !s.is_empty());
         let rtl = if port == OutPort::DcTx && notes {
-            let mut next = [0usize; 3];
+            let mut next = [0usize; 4];
             let mut next_data = 0;
             for r in rtl_all {
                 if model.get(next_data) == Some(r) {
                     next_data += 1;
                     data_only.push(r.clone());
-                } else if let Some(i) = (0..3).find(|&i| sequences[i].1.get(next[i]) == Some(r)) {
+                } else if let Some(i) = (0..4).find(|&i| sequences[i].1.get(next[i]) == Some(r)) {
                     next[i] += 1;
                 } else {
                     data_only.push(r.clone());

@@ -1,0 +1,471 @@
+//! PX-02, PX-04: a proxy gateway turns CN messages from congested nodes
+//! into standard CNPs to the senders in the RTL. Flows are in the flow
+//! table (most with a source QP from the host); CN messages of every kind
+//! (IPv4 and IPv6 outer headers, invoking packets plain or inside the WAN
+//! tunnel's VXLAN or SRv6, from inside and outside the domain, naming no
+//! RoCEv2 flow, contradicting themselves, cut before the BTH, malformed,
+//! naming unknown flows or flows without a source QP) arrive on wan_rx
+//! while dc_rx traffic keeps the flow table busy, with random idle clocks
+//! and backpressure. The RTL equals the reference model
+//! (`cngw_model::proxy_rx`) frame for frame and counter for counter; scapy
+//! checks every CNP, which goes to the sender of the flow with DestQP = its
+//! source QP.
+
+use cngw_model::longhaul::Registers;
+use cngw_model::tunnel_encap::{encapsulate_frame, EncapConfig, EncapFate};
+use cngw_model::{Frame, GatewayModel, InPort, OutPort};
+use cngw_packet::envelope::Envelope;
+use cngw_packet::flow_key::FlowKey;
+use cngw_packet::proxy_cn::{FiveTuple, ProxyCnMessage, DEFAULT_UDP_PORT};
+use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
+use cngw_packet::RoceFrameBuilder;
+use cngw_regmap::{fcn_rx_dom_control, feature, flow_command, offset, proxy, tunnel_control};
+use cngw_sim::Gateway;
+use cngw_testbench::scheduled::{check_scheduled, Schedule, ScheduledCapture};
+use cngw_testbench::StreamOptions;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// The proxy's addresses.
+const GW6: Ipv6Addr = Ipv6Addr::new(0xfd00, 0xa, 0, 0, 0, 0, 0, 1);
+const GW4: Ipv4Addr = Ipv4Addr::new(192, 0, 2, 1);
+const GW_MAC: [u8; 6] = [0x02, 0, 0, 0, 0xa, 0x01];
+/// The data-centre next hop the CNPs go to.
+const NEXT_HOP: [u8; 6] = [0x02, 0, 0, 0, 0xd, 0xc0];
+/// Congested nodes inside the domain (fd00:c::/32, 198.51.100.0/24) and
+/// outside it.
+const NODE6: Ipv6Addr = Ipv6Addr::new(0xfd00, 0xc, 0, 0, 0, 0, 0, 7);
+const NODE4: Ipv4Addr = Ipv4Addr::new(198, 51, 100, 7);
+const OUTSIDER6: Ipv6Addr = Ipv6Addr::new(0xfd00, 0xe, 2, 0, 0, 0, 0, 9);
+const OUTSIDER4: Ipv4Addr = Ipv4Addr::new(203, 0, 113, 9);
+
+fn both(gw: &mut Gateway, m: &mut GatewayModel, off: u32, v: u32) {
+    gw.csr_write(off, v).unwrap();
+    assert!(m.write_register(off, v), "{off:#x}");
+}
+
+fn words(a: [u8; 16]) -> [u32; 4] {
+    std::array::from_fn(|i| u32::from_be_bytes(a[4 * i..4 * i + 4].try_into().unwrap()))
+}
+
+/// A gateway and a model as a proxy with border filtering on and the
+/// receive bucket `bucket` (refill clocks, 0 for none; depth); `control`
+/// and `features` written last.
+fn setup(bucket: (u32, u32), control: u32, features: u32) -> (Gateway, GatewayModel) {
+    let mut gw = Gateway::new();
+    let mut m = GatewayModel::new();
+    m.set_reset_clock(gw.reset_released_at());
+    let g = words(GW6.octets());
+    let c = words(NODE6.octets());
+    let v4 = words(NODE4.to_ipv6_mapped().octets());
+    for (off, v) in [
+        (offset::GW_IPV6_0, g[0]),
+        (offset::GW_IPV6_1, g[1]),
+        (offset::GW_IPV6_2, g[2]),
+        (offset::GW_IPV6_3, g[3]),
+        (offset::GW_IPV4, u32::from(GW4)),
+        (offset::GW_MAC_HI, 0x0200),
+        (offset::GW_MAC_LO, 0x0000_0a01),
+        (offset::FCN_CNP_MAC_HI, 0x0200),
+        (offset::FCN_CNP_MAC_LO, 0x0000_0dc0),
+        (offset::NOTIFY_DSCP, 48),
+        (offset::FCN_RX_DOM0_PREFIX_0, c[0]),
+        (
+            offset::FCN_RX_DOM0_CONTROL,
+            fcn_rx_dom_control::VALID | 32 << fcn_rx_dom_control::LEN_SHIFT,
+        ),
+        // ::ffff:198.51.100.0/120
+        (offset::FCN_RX_DOM1_PREFIX_0, v4[0]),
+        (offset::FCN_RX_DOM1_PREFIX_1, v4[1]),
+        (offset::FCN_RX_DOM1_PREFIX_2, v4[2]),
+        (offset::FCN_RX_DOM1_PREFIX_3, v4[3]),
+        (
+            offset::FCN_RX_DOM1_CONTROL,
+            fcn_rx_dom_control::VALID | 120 << fcn_rx_dom_control::LEN_SHIFT,
+        ),
+        (offset::PROXY_RX_BUCKET_REFILL_CLOCKS, bucket.0),
+        (offset::PROXY_RX_BUCKET_DEPTH, bucket.1),
+        (offset::PROXY_CONTROL, control),
+        (offset::FEATURE_ENABLE, features),
+    ] {
+        both(&mut gw, &mut m, off, v);
+    }
+    (gw, m)
+}
+
+/// `n` flows, a third of them IPv6.
+fn flow_keys(rng: &mut StdRng, n: usize) -> Vec<FlowKey> {
+    (0..n)
+        .map(|i| {
+            let q = 0x300 + i as u32;
+            if i % 3 == 2 {
+                let s = Ipv6Addr::new(0xfd00, 0x1, 0, 0, 0, 0, rng.gen(), i as u16);
+                let d = Ipv6Addr::new(0xfd00, 0x2, 0, 0, 0, 0, 0, 1);
+                FlowKey::new(s.octets(), d.octets(), q)
+            } else {
+                FlowKey::ipv4([10, 1, rng.gen(), i as u8], [10, 2, 0, 1], q)
+            }
+        })
+        .collect()
+}
+
+fn data_frame(key: &FlowKey, psn: u32, len: usize) -> Vec<u8> {
+    let v6 = |a: u128| Ipv6Addr::from(a);
+    let b = match (v6(key.sip).to_ipv4_mapped(), v6(key.dip).to_ipv4_mapped()) {
+        (Some(s), Some(d)) => RoceFrameBuilder::ipv4(s, d),
+        _ => RoceFrameBuilder::ipv6(v6(key.sip), v6(key.dip)),
+    };
+    b.dest_qp(key.dqp).psn(psn).payload_len(len).build()
+}
+
+/// Every key goes through dc_rx; keys `i % 4 != 3` then get source QP
+/// `0x7000 + i` from the host (static entries).
+fn learn_flows(gw: &mut Gateway, m: &mut GatewayModel, keys: &[FlowKey]) {
+    let dc = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (0, Frame::new(data_frame(k, i as u32, 64))))
+        .collect();
+    let schedule = Schedule {
+        inputs: vec![(InPort::DcRx, dc)],
+        depth_steps: Vec::new(),
+        end_cycle: None,
+    };
+    check_scheduled(gw, m, &schedule, StreamOptions::line_rate()).unwrap_or_else(|e| panic!("{e}"));
+    for (i, k) in keys.iter().enumerate().filter(|(i, _)| i % 4 != 3) {
+        let sip = k.sip.to_be_bytes();
+        let dip = k.dip.to_be_bytes();
+        for w in 0..4 {
+            both(gw, m, offset::FLOW_SIP_0 + 4 * w as u32, words(sip)[w]);
+            both(gw, m, offset::FLOW_DIP_0 + 4 * w as u32, words(dip)[w]);
+        }
+        both(gw, m, offset::FLOW_DQP, k.dqp);
+        both(gw, m, offset::FLOW_SQP, 0x7000 + i as u32);
+        both(gw, m, offset::FLOW_COMMAND, flow_command::INSERT_STATIC);
+        gw.run(20);
+    }
+}
+
+/// Registers for the WAN tunnel the invoking packets were seen in.
+struct Tunnel(BTreeMap<u32, u32>);
+
+impl Registers for Tunnel {
+    fn reg(&self, offset: u32) -> u32 {
+        self.0.get(&offset).copied().unwrap_or(0)
+    }
+}
+
+/// `frame` as the WAN saw it inside a VXLAN or SRv6 tunnel.
+fn tunnelled(frame: &[u8], srv6: bool) -> Vec<u8> {
+    let mut r = BTreeMap::new();
+    let c = tunnel_control::INGRESS_PE | if srv6 { tunnel_control::SRV6 } else { 0 };
+    r.insert(offset::TUNNEL_CONTROL, c);
+    r.insert(offset::TUNNEL_WAN_MTU, 9000);
+    r.insert(offset::TUNNEL_HOP_LIMIT, 64);
+    for (i, w) in [0xfd00_000b, 0, 0, 1].into_iter().enumerate() {
+        r.insert(offset::TUNNEL_REMOTE_0 + 4 * i as u32, w);
+        r.insert(offset::TUNNEL_SID0_0 + 4 * i as u32, w);
+    }
+    let cfg = EncapConfig::of_registers(&Tunnel(r));
+    match encapsulate_frame(frame, false, 5, &cfg).fate {
+        EncapFate::Sent { bytes, .. } => bytes,
+        f => panic!("{f:?}"),
+    }
+}
+
+/// What a CN message of the run was made to test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Good,
+    Vxlan,
+    Srv6,
+    OutOfDomain,
+    NotRoce,
+    Mismatch,
+    NoBth,
+    Malformed,
+    UnknownFlow,
+    /// Addressed to another gateway: forwarded to dc_tx like any frame.
+    OtherGateway,
+}
+
+const KINDS: [(Kind, u32); 10] = [
+    (Kind::Good, 8),
+    (Kind::Vxlan, 2),
+    (Kind::Srv6, 2),
+    (Kind::OutOfDomain, 1),
+    (Kind::NotRoce, 1),
+    (Kind::Mismatch, 1),
+    (Kind::NoBth, 1),
+    (Kind::Malformed, 1),
+    (Kind::UnknownFlow, 1),
+    (Kind::OtherGateway, 1),
+];
+
+/// A CN message about `key`'s data frame from `node` (IPv4 or IPv6).
+fn cn_message(key: &FlowKey, kind: Kind, v4: bool, level: u8, rng: &mut StdRng) -> Vec<u8> {
+    let mut key = *key;
+    if kind == Kind::UnknownFlow {
+        key.dqp ^= 0x80_0000;
+    }
+    let data = data_frame(&key, 1, rng.gen_range(16..600));
+    let five_tuple = FiveTuple::of_frame(&cngw_packet::Frame::parse(&data).unwrap());
+    let seen = match kind {
+        Kind::Vxlan => tunnelled(&data, false),
+        Kind::Srv6 => tunnelled(&data, true),
+        _ => data,
+    };
+    let mut msg = ProxyCnMessage {
+        five_tuple,
+        level,
+        invoking_packet: seen[14..].to_vec(),
+    };
+    match kind {
+        Kind::NotRoce => msg.five_tuple.protocol = 6,
+        Kind::NoBth => msg.invoking_packet.truncate(rng.gen_range(0..30)),
+        _ => {}
+    }
+    if kind == Kind::Mismatch {
+        // The invoking packet's source differs from the five-tuple's.
+        let l = msg.invoking_packet.len();
+        let at = if msg.invoking_packet[0] >> 4 == 4 {
+            15
+        } else {
+            23
+        };
+        if at < l {
+            msg.invoking_packet[at] ^= 1;
+        }
+    }
+    let outside = kind == Kind::OutOfDomain;
+    let env = match (v4, outside) {
+        (true, false) => Envelope::ipv4(NODE4, GW4),
+        (true, true) => Envelope::ipv4(OUTSIDER4, GW4),
+        (false, false) => Envelope::ipv6(NODE6, GW6),
+        (false, true) => Envelope::ipv6(OUTSIDER6, GW6),
+    }
+    .with_macs([0x02, 0, 0, 0, 0xc, 7], GW_MAC);
+    let mut f = msg.to_frame(&env, 40_000, DEFAULT_UDP_PORT).to_bytes();
+    let cn = if v4 { 14 + 20 + 8 } else { 14 + 40 + 8 };
+    match kind {
+        Kind::Malformed => f[cn] = 0x24, // version 2
+        Kind::OtherGateway => {
+            let at = if v4 { 14 + 19 } else { 14 + 39 };
+            f[at] ^= 1;
+        }
+        _ => {}
+    }
+    f
+}
+
+fn pick(rng: &mut StdRng) -> Kind {
+    let total: u32 = KINDS.iter().map(|k| k.1).sum();
+    let mut p = rng.gen_range(0..total);
+    for (k, w) in KINDS {
+        if p < w {
+            return k;
+        }
+        p -= w;
+    }
+    unreachable!()
+}
+
+/// The standard CNPs the proxy sent (its MAC to the next hop's).
+fn cnps(run: &ScheduledCapture) -> Vec<Vec<u8>> {
+    run.capture
+        .outputs
+        .get(&OutPort::DcTx)
+        .map(|o| o.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .filter(|f| f.data.get(0..6) == Some(&NEXT_HOP) && f.data.get(6..12) == Some(&GW_MAC))
+        .map(|f| f.data.clone())
+        .collect()
+}
+
+/// PX-02/PX-04: CN messages of every kind, 100 clocks apart, between
+/// dc_rx traffic, with random idle and backpressure (three seeds). RTL and
+/// model agree on every frame and counter; each kind is counted where it
+/// belongs; scapy accepts every CNP, which goes to a flow's sender with
+/// its source QP.
+#[test]
+fn px_02_a_proxy_turns_cn_messages_into_cnps_to_the_senders_qp() {
+    for seed in 1..=3u64 {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let (mut gw, mut m) = setup((0, 8), proxy::ENABLE | proxy::FILTER, feature::PROXY_CN);
+        let keys = flow_keys(&mut rng, 16);
+        learn_flows(&mut gw, &mut m, &keys);
+        let mut wan = Vec::new();
+        let mut dc = Vec::new();
+        let mut kinds = Vec::new();
+        for i in 0..60u64 {
+            let kind = pick(&mut rng);
+            let key = keys[rng.gen_range(0..keys.len())];
+            let v4 = rng.gen_bool(0.5);
+            let level = rng.gen_range(0..8);
+            kinds.push((kind, key));
+            wan.push((
+                i * 100,
+                Frame::new(cn_message(&key, kind, v4, level, &mut rng)),
+            ));
+            if rng.gen_bool(0.5) {
+                let k = keys[rng.gen_range(0..keys.len())];
+                dc.push((i * 100, Frame::new(data_frame(&k, i as u32, 200))));
+            }
+        }
+        let schedule = Schedule {
+            inputs: vec![(InPort::DcRx, dc), (InPort::WanRx, wan)],
+            depth_steps: Vec::new(),
+            end_cycle: None,
+        };
+        let opts = StreamOptions::random(0.2, 0.25, seed);
+        let run = check_scheduled(&mut gw, &mut m, &schedule, opts)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let reg = |o| m.read_register(o).unwrap();
+        let count = |k: Kind| kinds.iter().filter(|x| x.0 == k).count() as u32;
+        let no_sqp = kinds
+            .iter()
+            .filter(|(k, key)| {
+                matches!(k, Kind::Good | Kind::Vxlan | Kind::Srv6)
+                    && keys.iter().position(|x| x == key).unwrap() % 4 == 3
+            })
+            .count() as u32;
+        eprintln!(
+            "seed {seed}: {} CN messages received, {} CNPs, {} without SQP, {} busy",
+            reg(offset::PROXY_RX_RECEIVED),
+            reg(offset::PROXY_RX_CNP_SENT),
+            reg(offset::PROXY_RX_NO_SQP),
+            reg(offset::PROXY_RX_BUSY),
+        );
+        assert_eq!(reg(offset::PROXY_RX_BUSY), 0, "100 clocks apart");
+        assert_eq!(reg(offset::PROXY_RX_QUEUE_DROPS), 0);
+        assert_eq!(
+            reg(offset::PROXY_RX_RECEIVED),
+            kinds.len() as u32 - count(Kind::OtherGateway)
+        );
+        assert_eq!(
+            reg(offset::PROXY_RX_OUT_OF_DOMAIN),
+            count(Kind::OutOfDomain)
+        );
+        assert_eq!(reg(offset::PROXY_RX_NOT_ROCE), count(Kind::NotRoce));
+        assert_eq!(reg(offset::PROXY_RX_MISMATCH), count(Kind::Mismatch));
+        assert_eq!(reg(offset::PROXY_RX_NO_BTH), count(Kind::NoBth));
+        assert_eq!(reg(offset::PROXY_RX_MALFORMED), count(Kind::Malformed));
+        assert_eq!(reg(offset::PROXY_RX_UNKNOWN_FLOW), count(Kind::UnknownFlow));
+        assert_eq!(reg(offset::PROXY_RX_NO_SQP), no_sqp);
+        let good = count(Kind::Good) + count(Kind::Vxlan) + count(Kind::Srv6);
+        let sent = reg(offset::PROXY_RX_CNP_SENT);
+        assert_eq!(sent, good - no_sqp);
+        assert!(sent > 20, "seed {seed}: {sent}");
+        let frames = cnps(&run);
+        assert_eq!(frames.len(), sent as usize);
+        let senders: Vec<(IpAddr, u32)> = keys
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 4 != 3)
+            .map(|(i, k)| {
+                let s = Ipv6Addr::from(k.sip);
+                let ip = s.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(IpAddr::V6(s));
+                (ip, 0x7000 + i as u32)
+            })
+            .collect();
+        let Some(dissected) = dissect(&frames) else {
+            continue;
+        };
+        for f in &dissected {
+            assert_checksums_ok(f);
+            assert_eq!(get(f, "icrc_ok"), "True");
+            assert_eq!(get(f, "BTH.opcode"), "129");
+            assert_eq!(get(f, "BTH.becn"), "1");
+            assert_eq!(get(f, "Ether.dst"), "02:00:00:00:0d:c0");
+            let dqp: u32 = get(f, "BTH.dqpn").parse().unwrap();
+            let dst: IpAddr = if !f.contains_key("IPv6.dst") {
+                assert_eq!(get(f, "IP.src"), GW4.to_string());
+                get(f, "IP.dst").parse().unwrap()
+            } else {
+                assert_eq!(get(f, "IPv6.src"), GW6.to_string());
+                get(f, "IPv6.dst").parse().unwrap()
+            };
+            assert!(senders.contains(&(dst, dqp)), "{dst} {dqp:#x}");
+        }
+    }
+}
+
+/// PX-02/PX-04: CN messages back to back: the walker takes one per 32
+/// clocks and counts the others as busy, the receive bucket limits what is
+/// left, and the model agrees clock for clock; every message is accounted
+/// for once and the proxy keeps working.
+#[test]
+fn px_04_a_flood_of_cn_messages_is_limited_and_counted() {
+    for (refill, depth) in [(0, 8), (700, 2)] {
+        let (mut gw, mut m) = setup((refill, depth), proxy::ENABLE, feature::PROXY_CN);
+        let mut rng = StdRng::seed_from_u64(11);
+        let keys = flow_keys(&mut rng, 4);
+        learn_flows(&mut gw, &mut m, &keys);
+        let wan: Vec<(u64, Frame)> = (0..300)
+            .map(|i| {
+                let f = cn_message(&keys[0], Kind::Good, i % 2 == 0, 7, &mut rng);
+                (0, Frame::new(f))
+            })
+            .collect();
+        let schedule = Schedule {
+            inputs: vec![(InPort::WanRx, wan)],
+            depth_steps: Vec::new(),
+            end_cycle: None,
+        };
+        let opts = StreamOptions::random(0.1, 0.3, refill as u64);
+        let run = check_scheduled(&mut gw, &mut m, &schedule, opts)
+            .unwrap_or_else(|e| panic!("refill {refill}: {e}"));
+        let reg = |o| m.read_register(o).unwrap();
+        let (busy, limited, sent) = (
+            reg(offset::PROXY_RX_BUSY),
+            reg(offset::PROXY_RX_RATE_LIMITED),
+            reg(offset::PROXY_RX_CNP_SENT),
+        );
+        eprintln!(
+            "refill {refill}: 300 CN messages: {sent} CNPs, {busy} busy, {limited} rate-limited"
+        );
+        assert_eq!(reg(offset::PROXY_RX_RECEIVED), 300);
+        assert!(busy > 0);
+        assert_eq!(busy + limited + sent, 300);
+        assert_eq!(cnps(&run).len() as u32, sent);
+        if refill == 0 {
+            assert_eq!(limited, 0);
+        } else {
+            assert!(limited > 0);
+        }
+    }
+}
+
+/// PX-04: after reset, and with only one of `FEATURE_ENABLE.proxy_cn` and
+/// `PROXY_CONTROL.enable`, a CN message to the gateway is an ordinary
+/// frame: forwarded to dc_tx, nothing counted, no CNP.
+#[test]
+fn px_04_cn_messages_pass_unless_the_proxy_is_on() {
+    for (control, features) in [(0, 0), (proxy::ENABLE, 0), (0, feature::PROXY_CN)] {
+        let (mut gw, mut m) = setup((0, 8), control, features);
+        let mut rng = StdRng::seed_from_u64(9);
+        let keys = flow_keys(&mut rng, 4);
+        learn_flows(&mut gw, &mut m, &keys);
+        let wan = (0..10)
+            .map(|i| {
+                (
+                    0,
+                    Frame::new(cn_message(&keys[0], Kind::Good, i % 2 == 0, 3, &mut rng)),
+                )
+            })
+            .collect();
+        let schedule = Schedule {
+            inputs: vec![(InPort::WanRx, wan)],
+            depth_steps: Vec::new(),
+            end_cycle: None,
+        };
+        let run = check_scheduled(&mut gw, &mut m, &schedule, StreamOptions::line_rate())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(run.capture.outputs[&OutPort::DcTx].len(), 10);
+        assert_eq!(m.read_register(offset::PROXY_RX_RECEIVED), Some(0));
+        assert_eq!(m.read_register(offset::PROXY_RX_CNP_SENT), Some(0));
+    }
+}
