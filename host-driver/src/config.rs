@@ -81,6 +81,14 @@
 //! rx_bucket = { refill_clocks = 3222, depth = 8 } # FCN-06: at most one received Fast CNP turned into a CNP every N clocks
 //! cnp_mac = "02:00:00:00:0d:c0" # destination MAC of those CNPs (the data-centre next hop)
 //!
+//! [proxy]                      # PX-02/PX-04 proxy (needs features = ["proxy_cn"]); every key optional
+//! enable = true                # CN messages to this gateway become standard CNPs to the flows' senders
+//! udp_port = 49792             # UDP destination port of CN messages (draft TBD1)
+//! border_filter = true         # PX-04: only CN messages from the domain prefixes (default true; needs a domain)
+//! domain = ["198.51.100.0/24", "fd00:c::/32"] # the congested nodes' prefixes (IPv4 or IPv6, at most 2; shared with [fast_cnp] domain: give one)
+//! rx_bucket = { refill_clocks = 3222, depth = 8 } # PX-04: at most one CN message translated every N clocks (0: no limit)
+//!                              # the CNPs go to [fast_cnp] cnp_mac (the data-centre next hop)
+//!
 //! [tunnel]                     # FCN-02/PE-01 ingress PE, PE-02/PE-06 egress PE (roles off if left out)
 //! ingress_pe = true            # encapsulate every frame from dc_rx toward the WAN (outer flow label = the flow's label)
 //! kind = "vxlan"               # the ingress tunnel: "vxlan" (needs remote) or "srv6" (needs segments)
@@ -205,6 +213,9 @@ pub struct Config {
     /// The tunnel roles (FCN-02, PE-01, PE-02, PE-06).
     #[serde(default)]
     pub tunnel: Option<TunnelConfig>,
+    /// The proxy for congestion notification (PX-02, PX-04).
+    #[serde(default)]
+    pub proxy: Option<ProxyConfig>,
     /// Raw register values by register name.
     #[serde(default)]
     pub registers: BTreeMap<String, toml::Value>,
@@ -601,62 +612,135 @@ impl FastCnpConfig {
         writes
     }
 
-    /// FCN-06: the domain prefixes' writes, in order (each entry's control
-    /// cleared, its prefix words, then its control: a prefix is never used
-    /// half-written).
+    /// FCN-06: the domain prefixes' writes ([`domain_writes`]).
     fn domain_writes(&self, issues: &mut Issues) -> Vec<(u32, u32)> {
+        match &self.domain {
+            Some(domain) => domain_writes("fast_cnp.domain", domain, false, issues),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// FCN-06, PX-04: the domain prefixes' writes, in order (each entry's
+/// control cleared, its prefix words, then its control: a prefix is never
+/// used half-written). `key` names the configuration key in messages;
+/// IPv4 prefixes (compared with IPv4-mapped sources) only with `ipv4`.
+fn domain_writes(key: &str, domain: &[String], ipv4: bool, issues: &mut Issues) -> Vec<(u32, u32)> {
+    let mut writes = Vec::new();
+    if domain.len() > 2 {
+        issues.add(
+            key,
+            format!("{} prefixes given; the gateway holds 2", domain.len()),
+        );
+    }
+    let regs = [
+        (offset::FCN_RX_DOM0_PREFIX_0, offset::FCN_RX_DOM0_CONTROL),
+        (offset::FCN_RX_DOM1_PREFIX_0, offset::FCN_RX_DOM1_CONTROL),
+    ];
+    for (i, &(prefix_reg, control_reg)) in regs.iter().enumerate() {
+        let Some(text) = domain.get(i) else {
+            writes.push((control_reg, 0));
+            continue;
+        };
+        let key = format!("{key}[{i}]");
+        let prefix = match crate::formats::Prefix::parse(text) {
+            Ok(p) => p,
+            Err(e) => {
+                issues.add(key, e);
+                continue;
+            }
+        };
+        if prefix.is_ipv4() && !ipv4 {
+            issues.add(
+                key,
+                format!("{prefix}: Fast CNPs come from IPv6 sources only"),
+            );
+            continue;
+        }
+        // A domain may cover the IPv4-mapped range (`::/0`).
+        match prefix.check() {
+            Ok(()) | Err(crate::formats::FormatError::CoversIpv4 { .. }) => {}
+            Err(e) => {
+                issues.add(key, e.to_string());
+                continue;
+            }
+        }
+        // Invalid while the prefix changes: never half-written in use.
+        writes.push((control_reg, 0));
+        for (w, word) in prefix.register_words().into_iter().enumerate() {
+            writes.push((prefix_reg + 4 * w as u32, word));
+        }
+        writes.push((
+            control_reg,
+            cngw_regmap::fcn_rx_dom_control::VALID
+                | prefix.register_len() << cngw_regmap::fcn_rx_dom_control::LEN_SHIFT,
+        ));
+    }
+    writes
+}
+
+/// The `[proxy]` table (PX-02, PX-04); every key optional.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProxyConfig {
+    /// `PROXY_CONTROL.enable`.
+    pub enable: Option<bool>,
+    /// UDP port, 1..=65535.
+    pub udp_port: Option<toml::Value>,
+    /// `PROXY_CONTROL.filter` (true unless given false).
+    pub border_filter: Option<bool>,
+    /// The congested nodes' prefixes (IPv4 or IPv6, at most 2).
+    pub domain: Option<Vec<String>>,
+    /// The reception rate limit (refill clocks 0: none).
+    pub rx_bucket: Option<BucketConfig>,
+}
+
+impl ProxyConfig {
+    /// The register writes (`PROXY_CONTROL` last), or the issues found;
+    /// `fcn_domain`: `[fast_cnp] domain` is given.
+    fn writes(&self, fcn_domain: bool, issues: &mut Issues) -> Vec<(u32, u32)> {
         let mut writes = Vec::new();
-        if let Some(domain) = &self.domain {
-            if domain.len() > 2 {
-                issues.add(
-                    "fast_cnp.domain",
-                    format!("{} prefixes given; the PE holds 2", domain.len()),
-                );
+        if let Some(v) = &self.udp_port {
+            if let Some(port) = int_field(issues, "proxy.udp_port".into(), v, 1, 0xFFFF) {
+                writes.push((offset::PROXY_UDP_PORT, port as u32));
             }
-            let regs = [
-                (offset::FCN_RX_DOM0_PREFIX_0, offset::FCN_RX_DOM0_CONTROL),
-                (offset::FCN_RX_DOM1_PREFIX_0, offset::FCN_RX_DOM1_CONTROL),
-            ];
-            for (i, &(prefix_reg, control_reg)) in regs.iter().enumerate() {
-                let Some(text) = domain.get(i) else {
-                    writes.push((control_reg, 0));
-                    continue;
-                };
-                let key = format!("fast_cnp.domain[{i}]");
-                let prefix = match crate::formats::Prefix::parse(text) {
-                    Ok(p) => p,
-                    Err(e) => {
-                        issues.add(key, e);
-                        continue;
-                    }
-                };
-                if prefix.is_ipv4() {
-                    issues.add(
-                        key,
-                        format!("{prefix}: Fast CNPs come from IPv6 sources only"),
-                    );
-                    continue;
+        }
+        if let Some(bucket) = &self.rx_bucket {
+            if let Some(v) = &bucket.refill_clocks {
+                if let Some(n) = int_field(
+                    issues,
+                    "proxy.rx_bucket.refill_clocks".into(),
+                    v,
+                    0,
+                    u32::MAX.into(),
+                ) {
+                    writes.push((offset::PROXY_RX_BUCKET_REFILL_CLOCKS, n as u32));
                 }
-                // A domain may cover the IPv4-mapped range (`::/0`): only
-                // IPv6 sources are compared.
-                match prefix.check() {
-                    Ok(()) | Err(crate::formats::FormatError::CoversIpv4 { .. }) => {}
-                    Err(e) => {
-                        issues.add(key, e.to_string());
-                        continue;
-                    }
-                }
-                // Invalid while the prefix changes: never half-written in use.
-                writes.push((control_reg, 0));
-                for (w, word) in prefix.register_words().into_iter().enumerate() {
-                    writes.push((prefix_reg + 4 * w as u32, word));
-                }
-                writes.push((
-                    control_reg,
-                    cngw_regmap::fcn_rx_dom_control::VALID
-                        | prefix.register_len() << cngw_regmap::fcn_rx_dom_control::LEN_SHIFT,
-                ));
             }
+            if let Some(v) = &bucket.depth {
+                if let Some(n) = int_field(issues, "proxy.rx_bucket.depth".into(), v, 1, 8) {
+                    writes.push((offset::PROXY_RX_BUCKET_DEPTH, n as u32));
+                }
+            }
+        }
+        let filter = self.border_filter != Some(false);
+        let enable = self.enable == Some(true);
+        let domain = self.domain.as_ref().is_some_and(|d| !d.is_empty()) || fcn_domain;
+        if enable && filter && !domain {
+            issues.add(
+                "proxy.domain",
+                "border filtering accepts CN messages only from domain prefixes: give at least one (or border_filter = false)",
+            );
+        }
+        if self.enable.is_some() || self.border_filter.is_some() {
+            let mut control = 0;
+            if enable {
+                control |= cngw_regmap::proxy::ENABLE;
+            }
+            if filter {
+                control |= cngw_regmap::proxy::FILTER;
+            }
+            writes.push((offset::PROXY_CONTROL, control));
         }
         writes
     }
@@ -1789,6 +1873,15 @@ impl Config {
             let writes = fast_cnp.writes(&mut issues);
             typed_writes(&mut issues, "fast_cnp", writes);
         }
+        if let Some(proxy) = &self.proxy {
+            let fcn_domain = self
+                .fast_cnp
+                .as_ref()
+                .and_then(|f| f.domain.as_ref())
+                .is_some_and(|d| !d.is_empty());
+            let writes = proxy.writes(fcn_domain, &mut issues);
+            typed_writes(&mut issues, "proxy", writes);
+        }
         let mut shaper_control = None;
         if let Some(tunnel) = &self.tunnel {
             let writes = tunnel.writes(&mut issues);
@@ -1889,6 +1982,16 @@ impl Config {
             offsets.dedup();
             for offset in offsets {
                 claim(&mut issues, offset, "fast_cnp.domain".to_string());
+            }
+            formats.extend(writes);
+        }
+        if let Some(domain) = self.proxy.as_ref().and_then(|p| p.domain.as_ref()) {
+            let writes = domain_writes("proxy.domain", domain, true, &mut issues);
+            let mut offsets: Vec<u32> = writes.iter().map(|&(o, _)| o).collect();
+            offsets.sort_unstable();
+            offsets.dedup();
+            for offset in offsets {
+                claim(&mut issues, offset, "proxy.domain".to_string());
             }
             formats.extend(writes);
         }

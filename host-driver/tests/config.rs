@@ -1738,3 +1738,94 @@ fn pe_05_config_rejects_bad_shaper_values() {
         );
     }
 }
+
+/// PX-02/PX-04: `[proxy]` writes the port, the receive bucket, the domain
+/// prefixes (IPv4 ones as IPv4-mapped) and `PROXY_CONTROL` (border filter
+/// on unless turned off) after them.
+#[test]
+fn px_04_config_proxy_plan() {
+    let config = Config::parse(
+        r#"
+features = ["proxy_cn"]
+[proxy]
+enable = true
+udp_port = 50000
+domain = ["198.51.100.0/24", "fd00:c::/32"]
+rx_bucket = { refill_clocks = 0, depth = 3 }
+"#,
+    )
+    .unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    let bus = dev.bus();
+    use cngw_regmap::fcn_rx_dom_control::{LEN_SHIFT, VALID};
+    use cngw_regmap::proxy;
+    for (off, want) in [
+        (offset::PROXY_CONTROL, proxy::ENABLE | proxy::FILTER),
+        (offset::PROXY_UDP_PORT, 50000),
+        (offset::PROXY_RX_BUCKET_REFILL_CLOCKS, 0),
+        (offset::PROXY_RX_BUCKET_DEPTH, 3),
+        (offset::FCN_RX_DOM0_PREFIX_0, 0),
+        (offset::FCN_RX_DOM0_PREFIX_2, 0xffff),
+        (offset::FCN_RX_DOM0_PREFIX_3, 0xc633_6400),
+        (offset::FCN_RX_DOM0_CONTROL, VALID | 120 << LEN_SHIFT),
+        (offset::FCN_RX_DOM1_PREFIX_0, 0xfd00_000c),
+        (offset::FCN_RX_DOM1_CONTROL, VALID | 32 << LEN_SHIFT),
+        (offset::FEATURE_ENABLE, feature::PROXY_CN),
+    ] {
+        assert_eq!(bus.peek(off), Some(want), "{off:#x}");
+    }
+    let log = bus.write_log();
+    let at = |w: (u32, u32)| log.iter().position(|&x| x == w).unwrap();
+    assert!(
+        at((offset::PROXY_CONTROL, proxy::ENABLE | proxy::FILTER))
+            < at((offset::FEATURE_ENABLE, feature::PROXY_CN))
+    );
+    // Border filtering off: no domain needed.
+    let config = Config::parse("[proxy]\nenable = true\nborder_filter = false").unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    assert_eq!(dev.bus().peek(offset::PROXY_CONTROL), Some(proxy::ENABLE));
+    // The [fast_cnp] domain serves the proxy too.
+    let config = Config::parse(
+        "[fast_cnp]\ningress_pe = true\ndomain = [\"fd00:c::/32\"]\n[proxy]\nenable = true",
+    )
+    .unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    assert_eq!(
+        dev.bus().peek(offset::PROXY_CONTROL),
+        Some(proxy::ENABLE | proxy::FILTER)
+    );
+}
+
+/// PX-04: bad proxy values are refused before any write.
+#[test]
+fn px_04_config_rejects_bad_proxy_values() {
+    for (text, key) in [
+        ("[proxy]\nenable = true", "proxy.domain"),
+        ("[proxy]\nenable = true\ndomain = []", "proxy.domain"),
+        ("[proxy]\nudp_port = 0", "proxy.udp_port"),
+        ("[proxy]\nudp_port = 65536", "proxy.udp_port"),
+        (
+            "[proxy]\nrx_bucket = { depth = 0 }",
+            "proxy.rx_bucket.depth",
+        ),
+        ("[proxy]\ndomain = [\"10.0.0.1/8\"]", "proxy.domain[0]"),
+        (
+            "[proxy]\ndomain = [\"10.0.0.0/8\", \"fd00::/16\", \"fd01::/16\"]",
+            "proxy.domain",
+        ),
+        (
+            "[fast_cnp]\ndomain = [\"fd00::/16\"]\n[proxy]\ndomain = [\"fd01::/16\"]",
+            "proxy.domain",
+        ),
+        ("[proxy]\nenabled = true", "enabled"),
+    ] {
+        let err = rejected(text);
+        assert!(
+            err.to_string().contains(key),
+            "{text:?} should be rejected at {key}: {err}"
+        );
+    }
+}
