@@ -69,7 +69,7 @@ use crate::lh::{FormatTable, LhController, QueueKb, QueueMeter, TimeOfDay};
 use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
 use crate::pe::{FlowShaper, IngressQueue, TunnelDecap, TunnelEncap, TwoThreshold};
-use crate::px::{CnReceiver, ProxyTranslator};
+use crate::px::{CnReceiver, ProxyTable, ProxyTranslator};
 use crate::stats::FrameCounters;
 use crate::stream::{AxisSink, AxisSource, FrameFilter, FrameMux, HeaderSource, SkidBuffer};
 use cngw_regmap::{offset, REGISTERS};
@@ -323,7 +323,32 @@ const _: () = {
     assert!(REGISTERS[266].offset == offset::PROXY_RX_QUEUE_DROPS);
     assert!(REGISTERS[267].offset == offset::PROXY_RX_UNKNOWN_FLOW);
     assert!(REGISTERS[268].offset == offset::PROXY_RX_NO_SQP);
-    assert!(REGISTERS.len() == 269);
+    assert!(REGISTERS[269].offset == offset::PROXY_ENTRY_PREFIX_0);
+    assert!(REGISTERS[270].offset == offset::PROXY_ENTRY_PREFIX_1);
+    assert!(REGISTERS[271].offset == offset::PROXY_ENTRY_PREFIX_2);
+    assert!(REGISTERS[272].offset == offset::PROXY_ENTRY_PREFIX_3);
+    assert!(REGISTERS[273].offset == offset::PROXY_ENTRY_ADDR_0);
+    assert!(REGISTERS[274].offset == offset::PROXY_ENTRY_ADDR_1);
+    assert!(REGISTERS[275].offset == offset::PROXY_ENTRY_ADDR_2);
+    assert!(REGISTERS[276].offset == offset::PROXY_ENTRY_ADDR_3);
+    assert!(REGISTERS[277].offset == offset::PROXY_ENTRY_CONTROL);
+    assert!(REGISTERS[278].offset == offset::PROXY_ENTRY_INDEX);
+    assert!(REGISTERS[279].offset == offset::PROXY_ENTRY_COMMAND);
+    assert!(REGISTERS[280].offset == offset::PROXY_ENTRY_READ_PREFIX_0);
+    assert!(REGISTERS[281].offset == offset::PROXY_ENTRY_READ_PREFIX_1);
+    assert!(REGISTERS[282].offset == offset::PROXY_ENTRY_READ_PREFIX_2);
+    assert!(REGISTERS[283].offset == offset::PROXY_ENTRY_READ_PREFIX_3);
+    assert!(REGISTERS[284].offset == offset::PROXY_ENTRY_READ_ADDR_0);
+    assert!(REGISTERS[285].offset == offset::PROXY_ENTRY_READ_ADDR_1);
+    assert!(REGISTERS[286].offset == offset::PROXY_ENTRY_READ_ADDR_2);
+    assert!(REGISTERS[287].offset == offset::PROXY_ENTRY_READ_ADDR_3);
+    assert!(REGISTERS[288].offset == offset::PROXY_ENTRY_READ_CONTROL);
+    assert!(REGISTERS[289].offset == offset::PROXY_LOOKUP_ADDR_0);
+    assert!(REGISTERS[290].offset == offset::PROXY_LOOKUP_ADDR_1);
+    assert!(REGISTERS[291].offset == offset::PROXY_LOOKUP_ADDR_2);
+    assert!(REGISTERS[292].offset == offset::PROXY_LOOKUP_ADDR_3);
+    assert!(REGISTERS[293].offset == offset::PROXY_LOOKUP_RESULT);
+    assert!(REGISTERS.len() == 294);
 };
 
 #[derive(LogicBlock)]
@@ -407,6 +432,8 @@ pub struct Gateway {
     proxy_depth: Signal<Local, Bits<4>>,
     proxy_rx_count: DFF<Bits<32>>,
     proxy_busy_count: DFF<Bits<32>>,
+    /// PX-03: the prefix -> proxy table.
+    proxy_table: ProxyTable,
     /// FCN_RX_DOMn_PREFIX_0..3 and FCN_CNP_MAC_HI/LO in lane order.
     dom_lanes: Vec<Signal<Local, Bits<32>>>,
     fcn_cnp_mac: Signal<Local, Bits<48>>,
@@ -575,6 +602,7 @@ impl Default for Gateway {
             proxy_depth: Default::default(),
             proxy_rx_count: Default::default(),
             proxy_busy_count: Default::default(),
+            proxy_table: Default::default(),
             dom_lanes: (0..10).map(|_| Default::default()).collect(),
             fcn_cnp_mac: Default::default(),
             decap: Default::default(),
@@ -682,6 +710,7 @@ impl Logic for Gateway {
             fcn_tr,
             proxy_rx,
             proxy_tr,
+            proxy_table,
             decap,
             ingress_q,
             shaper,
@@ -1114,6 +1143,28 @@ impl Logic for Gateway {
         self.proxy_tr.resp_sqp_valid.next = self.flow_table.resp_sqp_valid.val();
         self.proxy_tr.resp_sqp.next = self.flow_table.resp_sqp.val();
         self.proxy_tr.resp_sip.next = self.flow_table.resp_entry.val().key.get_bits::<128>(152);
+        // PX-03: the prefix -> proxy table (indirect access; the look-up
+        // port serves PROXY_LOOKUP_ADDR).
+        self.proxy_table.reset.next = self.reset.val();
+        self.proxy_table.index.next = self.csr.values[278].val().get_bits::<4>(0);
+        self.proxy_table.commit.next = self.csr.values[279].val().get_bit(0);
+        self.proxy_table.stage_valid.next = self.csr.values[277].val().get_bit(0);
+        self.proxy_table.stage_len.next = self.csr.values[277].val().get_bits::<8>(8);
+        // Network order: word 0 (the first bytes) in bits 127..96.
+        self.proxy_table.stage_prefix.next = (bit_cast::<128, 32>(self.csr.values[269].val())
+            << 96)
+            | (bit_cast::<128, 32>(self.csr.values[270].val()) << 64)
+            | (bit_cast::<128, 32>(self.csr.values[271].val()) << 32)
+            | bit_cast::<128, 32>(self.csr.values[272].val());
+        self.proxy_table.stage_addr.next = (bit_cast::<128, 32>(self.csr.values[273].val()) << 96)
+            | (bit_cast::<128, 32>(self.csr.values[274].val()) << 64)
+            | (bit_cast::<128, 32>(self.csr.values[275].val()) << 32)
+            | bit_cast::<128, 32>(self.csr.values[276].val());
+        self.proxy_table.addr.next = (bit_cast::<128, 32>(self.csr.values[289].val()) << 96)
+            | (bit_cast::<128, 32>(self.csr.values[290].val()) << 64)
+            | (bit_cast::<128, 32>(self.csr.values[291].val()) << 32)
+            | bit_cast::<128, 32>(self.csr.values[292].val());
+
         self.fcn_tr.reset.next = self.reset.val();
         self.fcn_tr.enable.next = self.fcn_ingress.val();
         self.fcn_tr.msg_valid.next = self.fcn_rx.msg_valid.val();
@@ -1966,6 +2017,16 @@ impl Logic for Gateway {
         self.csr.status[266].next = self.proxy_tr.queue_drops.val();
         self.csr.status[267].next = self.proxy_tr.unknown_flow.val();
         self.csr.status[268].next = self.proxy_tr.no_sqp.val();
+        for i in 0..4 {
+            self.csr.status[280 + i].next =
+                self.proxy_table.rd_prefix.val().get_bits::<32>(96 - 32 * i);
+            self.csr.status[284 + i].next =
+                self.proxy_table.rd_addr.val().get_bits::<32>(96 - 32 * i);
+        }
+        self.csr.status[288].next = bit_cast::<32, 1>(self.proxy_table.rd_valid.val().into())
+            | (bit_cast::<32, 8>(self.proxy_table.rd_len.val()) << 8);
+        self.csr.status[293].next = bit_cast::<32, 1>(self.proxy_table.hit.val().into())
+            | (bit_cast::<32, 4>(self.proxy_table.hit_index.val()) << 8);
         self.csr.status[147].next = self.tod.captured.val().get_bits::<32>(32);
         self.csr.status[148].next = self.tod.captured.val().get_bits::<32>(0);
     }

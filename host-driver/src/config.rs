@@ -88,6 +88,9 @@
 //! domain = ["198.51.100.0/24", "fd00:c::/32"] # the congested nodes' prefixes (IPv4 or IPv6, at most 2; shared with [fast_cnp] domain: give one)
 //! rx_bucket = { refill_clocks = 3222, depth = 8 } # PX-04: at most one CN message translated every N clocks (0: no limit)
 //!                              # the CNPs go to [fast_cnp] cnp_mac (the data-centre next hop)
+//! table = [                    # PX-03: the prefix -> proxy table, exactly these entries (at most 16)
+//!   { prefix = "10.1.0.0/16", proxy = "192.0.2.9" },
+//! ]
 //!
 //! [tunnel]                     # FCN-02/PE-01 ingress PE, PE-02/PE-06 egress PE (roles off if left out)
 //! ingress_pe = true            # encapsulate every frame from dc_rx toward the WAN (outer flow label = the flow's label)
@@ -693,6 +696,92 @@ pub struct ProxyConfig {
     pub domain: Option<Vec<String>>,
     /// The reception rate limit (refill clocks 0: none).
     pub rx_bucket: Option<BucketConfig>,
+    /// PX-03: the prefix -> proxy table, entry by entry (the rest cleared).
+    pub table: Option<Vec<ProxyRouteConfig>>,
+}
+
+/// One entry of `[proxy] table`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProxyRouteConfig {
+    pub prefix: String,
+    pub proxy: String,
+}
+
+/// PX-03: the writes that make the table exactly `table` (entry i from
+/// the i-th route, the others invalid): each entry staged, then committed
+/// with one `PROXY_ENTRY_COMMAND` write.
+fn proxy_table_writes(table: &[ProxyRouteConfig], issues: &mut Issues) -> Vec<(u32, u32)> {
+    use cngw_regmap::proxy;
+    let mut writes = Vec::new();
+    if table.len() > proxy::ENTRIES as usize {
+        issues.add(
+            "proxy.table",
+            format!(
+                "{} entries given; the table holds {}",
+                table.len(),
+                proxy::ENTRIES
+            ),
+        );
+        return writes;
+    }
+    let mut seen = Vec::new();
+    for i in 0..proxy::ENTRIES as usize {
+        let mut words = [0u32; 8];
+        let mut control = 0;
+        if let Some(route) = table.get(i) {
+            let key = format!("proxy.table[{i}]");
+            let prefix = match crate::proxy_table::checked_prefix(&route.prefix) {
+                Ok(p) => p,
+                Err(e) => {
+                    issues.add(format!("{key}.prefix"), e.to_string());
+                    continue;
+                }
+            };
+            let Ok(addr) = route.proxy.trim().parse::<std::net::IpAddr>() else {
+                issues.add(
+                    format!("{key}.proxy"),
+                    format!("{:?} is not an IPv4 or IPv6 address", route.proxy),
+                );
+                continue;
+            };
+            if addr.is_ipv4() != prefix.addr.is_ipv4() {
+                issues.add(
+                    format!("{key}.proxy"),
+                    format!("{prefix} and proxy {addr} are of different address families"),
+                );
+                continue;
+            }
+            if seen.contains(&prefix) {
+                issues.add(format!("{key}.prefix"), format!("{prefix} is given twice"));
+                continue;
+            }
+            seen.push(prefix);
+            let mapped = |a: std::net::IpAddr| match a {
+                std::net::IpAddr::V4(v4) => v4.to_ipv6_mapped().octets(),
+                std::net::IpAddr::V6(v6) => v6.octets(),
+            };
+            let p = mapped(prefix.addr);
+            let a = mapped(addr);
+            for w in 0..4 {
+                words[w] = u32::from_be_bytes(p[4 * w..4 * w + 4].try_into().unwrap());
+                words[4 + w] = u32::from_be_bytes(a[4 * w..4 * w + 4].try_into().unwrap());
+            }
+            control = proxy::ENTRY_VALID | prefix.register_len() << proxy::ENTRY_LEN_SHIFT;
+        }
+        for (w, v) in words.into_iter().enumerate() {
+            let first = if w < 4 {
+                offset::PROXY_ENTRY_PREFIX_0
+            } else {
+                offset::PROXY_ENTRY_ADDR_0 - 16
+            };
+            writes.push((first + 4 * w as u32, v));
+        }
+        writes.push((offset::PROXY_ENTRY_CONTROL, control));
+        writes.push((offset::PROXY_ENTRY_INDEX, i as u32));
+        writes.push((offset::PROXY_ENTRY_COMMAND, proxy::COMMIT));
+    }
+    writes
 }
 
 impl ProxyConfig {
@@ -1982,6 +2071,16 @@ impl Config {
             offsets.dedup();
             for offset in offsets {
                 claim(&mut issues, offset, "fast_cnp.domain".to_string());
+            }
+            formats.extend(writes);
+        }
+        if let Some(table) = self.proxy.as_ref().and_then(|p| p.table.as_ref()) {
+            let writes = proxy_table_writes(table, &mut issues);
+            let mut offsets: Vec<u32> = writes.iter().map(|&(o, _)| o).collect();
+            offsets.sort_unstable();
+            offsets.dedup();
+            for offset in offsets {
+                claim(&mut issues, offset, "proxy.table".to_string());
             }
             formats.extend(writes);
         }

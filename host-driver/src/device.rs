@@ -526,11 +526,12 @@ mod tests {
     #[test]
     fn hw_04_features_absent_from_capabilities_are_refused() {
         let mut dev = open();
-        // This bitstream implements lh_ecn_mark, lh_cnp, fast_cnp and pre_ecn, not proxy_cn.
+        // This bitstream implements lh_ecn_mark, lh_cnp, fast_cnp, pre_ecn and proxy_cn, not
+        // rate_advice.
         dev.set_features(feature_bit("lh_ecn_mark").unwrap() | feature_bit("lh_cnp").unwrap())
             .unwrap();
         dev.bus_mut().clear_log();
-        let bits = feature_bit("proxy_cn").unwrap();
+        let bits = feature_bit("rate_advice").unwrap();
         let err = dev.set_features(bits).unwrap_err();
         assert!(matches!(err, DeviceError::FeatureAbsent { .. }), "{err}");
         assert!(dev.bus().write_log().is_empty(), "nothing written");

@@ -26,6 +26,7 @@ pub mod longhaul;
 pub mod mem;
 pub mod meter;
 pub mod pci;
+pub mod proxy_table;
 pub mod shaper;
 #[cfg(feature = "sim")]
 pub mod sim;
@@ -42,6 +43,7 @@ pub use formats::{FormatEntry, FormatError, FormatTable, NotifyFormat, Prefix};
 pub use longhaul::{GatewayAddresses, SecondLevel, SecondLevelError};
 pub use mem::MemBus;
 pub use pci::{Bdf, PciBus, PciOpenError};
+pub use proxy_table::{ProxyRoute, ProxyTableError};
 pub use shaper::{label_location, ShaperCounters, ShaperSlot, ShaperState};
 #[cfg(feature = "sim")]
 pub use sim::SimBus;

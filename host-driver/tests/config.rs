@@ -30,13 +30,13 @@ fn device() -> Device<MemBus> {
 
 #[test]
 fn hw_04_config_enabling_an_absent_feature_writes_nothing() {
-    // This bitstream's own CAPABILITIES: lh_ecn_mark, lh_cnp, fast_cnp and pre_ecn, not proxy_cn yet.
+    // This bitstream's own CAPABILITIES: lh_ecn_mark, lh_cnp, fast_cnp, pre_ecn and proxy_cn, not rate_advice yet.
     let mut dev = Device::open(MemBus::new()).unwrap();
     let config =
-        Config::parse(&EXAMPLE.replace("\"lh_ecn_mark\"", "\"lh_ecn_mark\", \"proxy_cn\""))
+        Config::parse(&EXAMPLE.replace("\"lh_ecn_mark\"", "\"lh_ecn_mark\", \"rate_advice\""))
             .unwrap();
     let err = apply_config(&mut dev, &config).unwrap_err();
-    assert!(err.to_string().contains("proxy_cn"), "{err}");
+    assert!(err.to_string().contains("rate_advice"), "{err}");
     assert!(
         dev.bus().write_log().is_empty(),
         "{:?}",
@@ -1823,6 +1823,90 @@ fn px_04_config_rejects_bad_proxy_values() {
         ("[proxy]\nenabled = true", "enabled"),
     ] {
         let err = rejected(text);
+        assert!(
+            err.to_string().contains(key),
+            "{text:?} should be rejected at {key}: {err}"
+        );
+    }
+}
+
+/// PX-03: `[proxy] table` makes the table exactly its entries: each staged
+/// and committed with one command write, the other entries cleared.
+#[test]
+fn px_03_config_proxy_table_plan() {
+    use cngw_regmap::proxy;
+    let config = Config::parse(
+        "[proxy]\ntable = [\n  { prefix = \"10.1.0.0/16\", proxy = \"192.0.2.9\" },\n  \
+         { prefix = \"fd00:1::/32\", proxy = \"fd00::9\" },\n]\n",
+    )
+    .unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    let log = dev.bus().write_log();
+    let commits: Vec<usize> = log
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.0 == offset::PROXY_ENTRY_COMMAND)
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(commits.len(), proxy::ENTRIES as usize);
+    // Entry 0: the IPv4 prefix as ::ffff:10.1.0.0/112, its proxy mapped too.
+    let before = |k: usize, off: u32| {
+        log[..commits[k]]
+            .iter()
+            .rev()
+            .find(|w| w.0 == off)
+            .map(|w| w.1)
+    };
+    assert_eq!(before(0, offset::PROXY_ENTRY_PREFIX_2), Some(0xffff));
+    assert_eq!(before(0, offset::PROXY_ENTRY_PREFIX_3), Some(0x0a01_0000));
+    assert_eq!(before(0, offset::PROXY_ENTRY_ADDR_3), Some(0xc000_0209));
+    assert_eq!(
+        before(0, offset::PROXY_ENTRY_CONTROL),
+        Some(proxy::ENTRY_VALID | 112 << proxy::ENTRY_LEN_SHIFT)
+    );
+    assert_eq!(before(1, offset::PROXY_ENTRY_PREFIX_0), Some(0xfd00_0001));
+    assert_eq!(before(1, offset::PROXY_ENTRY_INDEX), Some(1));
+    assert_eq!(
+        before(1, offset::PROXY_ENTRY_CONTROL),
+        Some(proxy::ENTRY_VALID | 32 << proxy::ENTRY_LEN_SHIFT)
+    );
+    for k in 2..proxy::ENTRIES as usize {
+        assert_eq!(before(k, offset::PROXY_ENTRY_CONTROL), Some(0), "entry {k}");
+        assert_eq!(before(k, offset::PROXY_ENTRY_INDEX), Some(k as u32));
+    }
+}
+
+/// PX-03: bad table entries are refused before any write.
+#[test]
+fn px_03_config_rejects_bad_proxy_tables() {
+    let many: String = (0..17)
+        .map(|i| format!("{{ prefix = \"10.{i}.0.0/16\", proxy = \"192.0.2.9\" }},"))
+        .collect();
+    for (text, key) in [
+        (format!("[proxy]\ntable = [{many}]"), "proxy.table"),
+        (
+            "[proxy]\ntable = [{ prefix = \"10.1.0.1/16\", proxy = \"192.0.2.9\" }]".to_string(),
+            "proxy.table[0].prefix",
+        ),
+        (
+            "[proxy]\ntable = [{ prefix = \"10.1.0.0/16\", proxy = \"fd00::9\" }]".to_string(),
+            "proxy.table[0].proxy",
+        ),
+        (
+            "[proxy]\ntable = [{ prefix = \"10.1.0.0/16\", proxy = \"gw\" }]".to_string(),
+            "proxy.table[0].proxy",
+        ),
+        (
+            "[proxy]\ntable = [{ prefix = \"10.1.0.0/16\", proxy = \"192.0.2.9\" }, { prefix = \"10.1.0.0/16\", proxy = \"192.0.2.8\" }]".to_string(),
+            "proxy.table[1].prefix",
+        ),
+        (
+            "[proxy]\ntable = [{ prefix = \"10.1.0.0/16\" }]".to_string(),
+            "proxy",
+        ),
+    ] {
+        let err = rejected(&text);
         assert!(
             err.to_string().contains(key),
             "{text:?} should be rejected at {key}: {err}"

@@ -87,6 +87,7 @@ pub struct GatewayModel {
     /// FCN-05: the ingress PE's received Fast CNPs.
     fcn_rx: crate::fcn_rx::FcnRxModel,
     proxy_rx: crate::proxy_rx::ProxyRxModel,
+    proxy_table: crate::proxy_table::ProxyTableModel,
     /// Where each flow sits in the table (its FCN-01 label).
     placement: crate::placement::Placement,
     /// Each flow's byte counts per observation window as the flow table
@@ -230,6 +231,7 @@ impl GatewayModel {
             fcn: Default::default(),
             fcn_rx: Default::default(),
             proxy_rx: Default::default(),
+            proxy_table: Default::default(),
             placement: Default::default(),
             windows: BTreeMap::new(),
         }
@@ -250,6 +252,13 @@ impl GatewayModel {
             Access::ReadWrite => {
                 let was_drawing = self.pe_drawing();
                 self.registers.insert(offset, value);
+                if matches!(
+                    offset,
+                    offset::PROXY_ENTRY_INDEX | offset::PROXY_LOOKUP_ADDR_0
+                        ..=offset::PROXY_LOOKUP_ADDR_3
+                ) {
+                    self.refresh_proxy_table();
+                }
                 if !was_drawing && self.pe_drawing() {
                     self.pe_lfsr = crate::pre_ecn::Lfsr::seeded(self.reg(offset::PE_LFSR_SEED));
                 }
@@ -267,6 +276,11 @@ impl GatewayModel {
                 if offset == offset::FLOW_COMMAND && value & 0xF != 0 {
                     self.flow_command(value);
                 }
+                if offset == offset::PROXY_ENTRY_COMMAND && value & cngw_regmap::proxy::COMMIT != 0
+                {
+                    self.proxy_table.commit(self.registers.view());
+                    self.refresh_proxy_table();
+                }
                 // LH-12/LH-13 time of day. (`capture` latches the uptime of
                 // the clock of the write, which the model does not know: see
                 // `time_of_day_captured`.)
@@ -278,6 +292,18 @@ impl GatewayModel {
                 true
             }
         }
+    }
+
+    /// PX-03: the table's read-back and look-up registers.
+    fn refresh_proxy_table(&mut self) {
+        for (off, v) in self.proxy_table.status(self.registers.view()) {
+            self.registers.insert(off, v);
+        }
+    }
+
+    /// PX-03: the prefix -> proxy table.
+    pub fn proxy_table(&self) -> &crate::proxy_table::ProxyTableModel {
+        &self.proxy_table
     }
 
     /// The key the `FLOW_*` key registers hold.

@@ -18,6 +18,7 @@ pub mod ports;
 pub mod pre_ecn;
 pub mod proxy;
 pub mod proxy_rx;
+pub mod proxy_table;
 pub mod rate_advice;
 pub mod tunnel_decap;
 pub mod tunnel_ecn;

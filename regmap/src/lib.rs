@@ -255,6 +255,18 @@ pub mod proxy {
     pub const FILTER: u32 = 1 << 1;
     /// Default CN message UDP port (draft TBD1): 49792.
     pub const DEFAULT_UDP_PORT: u32 = 49792;
+    /// Entries of the prefix -> proxy table (PX-03).
+    pub const ENTRIES: u32 = 16;
+    /// `PROXY_ENTRY_CONTROL` / `PROXY_ENTRY_READ_CONTROL`: the entry is valid.
+    pub const ENTRY_VALID: u32 = 1 << 0;
+    /// Prefix length in bits 15..8 (IPv4 prefixes as 96 + length).
+    pub const ENTRY_LEN_SHIFT: u32 = 8;
+    /// `PROXY_ENTRY_COMMAND`: copy the staging registers into entry `PROXY_ENTRY_INDEX`.
+    pub const COMMIT: u32 = 1 << 0;
+    /// `PROXY_LOOKUP_RESULT`: an entry matched.
+    pub const LOOKUP_HIT: u32 = 1 << 0;
+    /// `PROXY_LOOKUP_RESULT`: the matching entry's index, bits 11..8.
+    pub const LOOKUP_INDEX_SHIFT: u32 = 8;
 }
 
 pub mod pe_shaper {
@@ -341,6 +353,16 @@ pub const NOT_CLEARED: &[u32] = &[
     offset::LH_TOD_UPTIME_FRACTION,
     offset::PE_P_ECT1,
     offset::PE_P_CE,
+    offset::PROXY_ENTRY_READ_PREFIX_0,
+    offset::PROXY_ENTRY_READ_PREFIX_1,
+    offset::PROXY_ENTRY_READ_PREFIX_2,
+    offset::PROXY_ENTRY_READ_PREFIX_3,
+    offset::PROXY_ENTRY_READ_ADDR_0,
+    offset::PROXY_ENTRY_READ_ADDR_1,
+    offset::PROXY_ENTRY_READ_ADDR_2,
+    offset::PROXY_ENTRY_READ_ADDR_3,
+    offset::PROXY_ENTRY_READ_CONTROL,
+    offset::PROXY_LOOKUP_RESULT,
 ];
 
 const FEATURE_FIELDS: &[Field] = &[
@@ -635,6 +657,51 @@ const PROXY_CONTROL_FIELDS: &[Field] = &[
         lsb: 1,
         width: 1,
         doc: "PX-04: drop CN messages whose outer source is outside every valid FCN_RX_DOMn prefix",
+    },
+];
+
+const PROXY_ENTRY_CONTROL_FIELDS: &[Field] = &[
+    Field {
+        name: "valid",
+        lsb: 0,
+        width: 1,
+        doc: "PX-03: the entry takes part in look-ups",
+    },
+    Field {
+        name: "len",
+        lsb: 8,
+        width: 8,
+        doc: "prefix length in bits of the 128-bit address (IPv4: 96 + length)",
+    },
+];
+
+const PROXY_ENTRY_READ_CONTROL_FIELDS: &[Field] = &[
+    Field {
+        name: "valid",
+        lsb: 0,
+        width: 1,
+        doc: "PX-03: entry PROXY_ENTRY_INDEX is valid",
+    },
+    Field {
+        name: "len",
+        lsb: 8,
+        width: 8,
+        doc: "its prefix length",
+    },
+];
+
+const PROXY_LOOKUP_RESULT_FIELDS: &[Field] = &[
+    Field {
+        name: "hit",
+        lsb: 0,
+        width: 1,
+        doc: "PX-03: an entry's prefix holds PROXY_LOOKUP_ADDR",
+    },
+    Field {
+        name: "index",
+        lsb: 8,
+        width: 4,
+        doc: "the longest such entry (lowest index among equals)",
     },
 ];
 
@@ -1395,6 +1462,56 @@ register_map! {
     PROXY_RX_UNKNOWN_FLOW @ 0x7D8 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// PX-02: CN messages naming a flow without a learned source QP (no CNP possible).
     PROXY_RX_NO_SQP @ 0x7DC : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-03: prefix -> proxy table, staging: the prefix, bytes 0..3 (first byte in bits 31..24; IPv4 as ::ffff:a.b.c.d).
+    PROXY_ENTRY_PREFIX_0 @ 0x7E0 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Prefix bytes 4..7.
+    PROXY_ENTRY_PREFIX_1 @ 0x7E4 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Prefix bytes 8..11.
+    PROXY_ENTRY_PREFIX_2 @ 0x7E8 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Prefix bytes 12..15.
+    PROXY_ENTRY_PREFIX_3 @ 0x7EC : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// PX-03 staging: the proxy's address, bytes 0..3 (IPv4 as ::ffff:a.b.c.d).
+    PROXY_ENTRY_ADDR_0 @ 0x7F0 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Address bytes 4..7.
+    PROXY_ENTRY_ADDR_1 @ 0x7F4 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Address bytes 8..11.
+    PROXY_ENTRY_ADDR_2 @ 0x7F8 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Address bytes 12..15.
+    PROXY_ENTRY_ADDR_3 @ 0x7FC : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// PX-03 staging: valid, prefix length.
+    PROXY_ENTRY_CONTROL @ 0x800 : ReadWrite = 0, volatile = false, fields = PROXY_ENTRY_CONTROL_FIELDS;
+    /// PX-03: the entry (0..15) a commit writes and the PROXY_ENTRY_READ_* registers show.
+    PROXY_ENTRY_INDEX @ 0x804 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// PX-03: write 1 (commit) to copy the staging registers into entry PROXY_ENTRY_INDEX in one clock.
+    PROXY_ENTRY_COMMAND @ 0x808 : WritePulse = 0, volatile = false, fields = WHOLE;
+    /// PX-03: entry PROXY_ENTRY_INDEX's prefix, bytes 0..3 (bits past its length cleared).
+    PROXY_ENTRY_READ_PREFIX_0 @ 0x80C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Prefix bytes 4..7.
+    PROXY_ENTRY_READ_PREFIX_1 @ 0x810 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Prefix bytes 8..11.
+    PROXY_ENTRY_READ_PREFIX_2 @ 0x814 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Prefix bytes 12..15.
+    PROXY_ENTRY_READ_PREFIX_3 @ 0x818 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-03: entry PROXY_ENTRY_INDEX's proxy address, bytes 0..3.
+    PROXY_ENTRY_READ_ADDR_0 @ 0x81C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Address bytes 4..7.
+    PROXY_ENTRY_READ_ADDR_1 @ 0x820 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Address bytes 8..11.
+    PROXY_ENTRY_READ_ADDR_2 @ 0x824 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// Address bytes 12..15.
+    PROXY_ENTRY_READ_ADDR_3 @ 0x828 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-03: entry PROXY_ENTRY_INDEX's valid bit and length.
+    PROXY_ENTRY_READ_CONTROL @ 0x82C : ReadOnly = 0, volatile = true, fields = PROXY_ENTRY_READ_CONTROL_FIELDS;
+    /// PX-03: an address to look up in the table, bytes 0..3 (IPv4 as ::ffff:a.b.c.d).
+    PROXY_LOOKUP_ADDR_0 @ 0x830 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Address bytes 4..7.
+    PROXY_LOOKUP_ADDR_1 @ 0x834 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Address bytes 8..11.
+    PROXY_LOOKUP_ADDR_2 @ 0x838 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// Address bytes 12..15.
+    PROXY_LOOKUP_ADDR_3 @ 0x83C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// PX-03: the table's answer for PROXY_LOOKUP_ADDR, three clocks after its last write (read something else in between).
+    PROXY_LOOKUP_RESULT @ 0x840 : ReadOnly = 0, volatile = true, fields = PROXY_LOOKUP_RESULT_FIELDS;
 }
 
 /// Looks a register up by name (case-insensitive).

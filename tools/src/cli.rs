@@ -65,6 +65,8 @@ pub enum Command {
     Flows(FlowsArgs),
     /// Show the ingress PE's per-flow shaper (PE-05): settings, the flows it shapes, counters.
     Shaper(ShaperArgs),
+    /// List or change the prefix -> proxy table (PX-03), or program it from PNC advertisements.
+    Proxy(ProxyArgs),
     /// Drive pcap files through the cycle-accurate gateway and check it against the reference model (simulator only).
     Replay(ReplayArgs),
     /// Line-rate benchmark of the cycle-accurate gateway (simulator only).
@@ -115,6 +117,88 @@ pub struct CountersArgs {
     /// After reading, clear every counter (CONTROL.clear_counters).
     #[arg(long)]
     pub clear: bool,
+}
+
+const PROXY_AFTER_HELP: &str = "\
+Each command prints the table after it (the simulator starts empty every time: give the
+entries with --config or in one command; on a PCIe device the table persists).
+
+  cngw proxy add 10.1.0.0/16 192.0.2.9
+  cngw proxy add 2001:db8:1::/48 2001:db8::9 --json
+  cngw proxy lookup 10.1.2.3 --config gw.toml
+  cngw proxy import --protocol isis 870c000000ff180a0100000402000001
+  cngw proxy import --protocol bgp --bgp-code 0xFF50 \"$(cat update-attributes.hex)\"
+
+import decodes the advertisements (hex, as routers print it) and programs every prefix whose
+advertisement carries the PNC (the IGPs' P-flag, BGP's PNC characteristic on the route's next
+hop) and names its proxy (source-router sub-TLV, a flagged host prefix, the BGP next hop);
+others are listed as skipped with the reason.
+
+JSON (--json), schema_version 1:
+  {\"tool\": \"cngw proxy\", \"schema_version\": 1, \"entries\": [ENTRY, ...],
+   \"lookup\": {\"addr\": ..., \"index\": N or null} (lookup only),
+   \"skipped\": [{\"prefix\": ..., \"reason\": ...}] (import only)}
+  ENTRY: {\"index\": N, \"prefix\": \"10.1.0.0/16\", \"proxy\": \"192.0.2.9\"}";
+
+#[derive(Debug, Args)]
+#[command(after_long_help = PROXY_AFTER_HELP)]
+pub struct ProxyArgs {
+    /// Apply this TOML configuration first, as `config apply` does.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub config: Option<PathBuf>,
+    /// Print JSON (schema in `cngw proxy --help`).
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Option<ProxyCommand>,
+}
+
+/// Routing protocol of `cngw proxy import`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PncProtocol {
+    /// IS-IS TLVs (135 and 236 decoded): an LSP's TLV area.
+    Isis,
+    /// The body of an OSPFv2 Extended Prefix Opaque LSA.
+    Ospfv2,
+    /// The body of an OSPFv3 E-Inter-Area-Prefix-LSA (IPv6).
+    Ospfv3,
+    /// The Path Attributes field of a BGP UPDATE.
+    Bgp,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProxyCommand {
+    /// Add PREFIX -> PROXY (or change the proxy of PREFIX).
+    Add {
+        /// The senders' prefix (IPv4 or IPv6, no host bits).
+        #[arg(value_name = "PREFIX")]
+        prefix: String,
+        /// The proxy's address (the prefix's family).
+        #[arg(value_parser = values::parse_ip, value_name = "PROXY")]
+        proxy: IpAddr,
+    },
+    /// Delete the entry of PREFIX.
+    #[command(alias = "delete")]
+    Del {
+        #[arg(value_name = "PREFIX")]
+        prefix: String,
+    },
+    /// Ask the gateway which entry serves ADDR.
+    Lookup {
+        #[arg(value_parser = values::parse_ip, value_name = "ADDR")]
+        addr: IpAddr,
+    },
+    /// Program the table from PNC advertisements given as hex.
+    Import {
+        #[arg(long, value_enum)]
+        protocol: PncProtocol,
+        /// Code of the BGP PNC characteristic (the draft's TBD2), decimal or 0x hex.
+        #[arg(long, value_parser = values::parse_u16_code, value_name = "CODE", default_value = "0xFF50")]
+        bgp_code: u16,
+        /// The advertisement bytes: hex, groups separated by spaces or colons, optional 0x.
+        #[arg(value_name = "HEX", required = true)]
+        hex: Vec<String>,
+    },
 }
 
 #[derive(Debug, Args)]

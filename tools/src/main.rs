@@ -17,6 +17,7 @@ mod device;
 mod flows;
 mod gen;
 mod long_haul;
+mod proxy;
 mod queue_trace;
 mod regs;
 mod replay;
@@ -51,6 +52,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Config(ConfigCommand::Apply { file }) => config::apply(spec, verbose, file),
         Command::Flows(args) => flows::run(spec, verbose, args),
         Command::Shaper(args) => shaper::run(spec, verbose, args),
+        Command::Proxy(args) => proxy::run(spec, verbose, args),
         Command::Replay(args) => replay::run(spec, verbose, args),
         Command::Bench(args) => bench::run(spec, verbose, args),
         Command::Demo(args) => demo::run(spec, verbose, args),

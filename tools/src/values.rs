@@ -86,6 +86,16 @@ pub fn parse_ip(text: &str) -> Result<std::net::IpAddr, String> {
         .map_err(|_| format!("{text:?} is not an IPv4 or IPv6 address"))
 }
 
+/// A 16-bit code point, decimal or `0x` hex.
+pub fn parse_u16_code(text: &str) -> Result<u16, String> {
+    let t = text.trim();
+    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => u16::from_str_radix(h, 16),
+        None => t.parse(),
+    };
+    v.map_err(|_| format!("{text:?} is not a 16-bit code (0..=65535, decimal or 0x hex)"))
+}
+
 /// A probability for random stalls: 0 <= p < 1 (1 would stall forever).
 pub fn parse_probability(text: &str) -> Result<f64, String> {
     let p: f64 = text
