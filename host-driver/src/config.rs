@@ -624,6 +624,11 @@ impl FastCnpConfig {
     }
 }
 
+/// The Fast CNP UDP port after reset (`FCN_UDP_PORT`).
+fn default_fcn_port() -> u16 {
+    cngw_regmap::by_name("FCN_UDP_PORT").map_or(0, |r| r.reset as u16)
+}
+
 /// FCN-06, PX-04: the domain prefixes' writes, in order (each entry's
 /// control cleared, its prefix words, then its control: a prefix is never
 /// used half-written). `key` names the configuration key in messages;
@@ -1969,6 +1974,27 @@ impl Config {
                 .and_then(|f| f.domain.as_ref())
                 .is_some_and(|d| !d.is_empty());
             let writes = proxy.writes(fcn_domain, &mut issues);
+            // One UDP port cannot be both receivers' (both would claim).
+            let port = |w: &[(u32, u32)], off: u32, default: u32| {
+                w.iter().rev().find(|x| x.0 == off).map_or(default, |x| x.1)
+            };
+            let fcn_port = self
+                .fast_cnp
+                .as_ref()
+                .and_then(|f| f.udp_port.as_ref())
+                .and_then(|v| v.as_integer())
+                .map_or(u32::from(default_fcn_port()), |p| p as u32);
+            if port(
+                &writes,
+                offset::PROXY_UDP_PORT,
+                cngw_regmap::proxy::DEFAULT_UDP_PORT,
+            ) == fcn_port
+            {
+                issues.add(
+                    "proxy.udp_port",
+                    format!("{fcn_port} is the Fast CNP port too: CN messages need their own"),
+                );
+            }
             typed_writes(&mut issues, "proxy", writes);
         }
         let mut shaper_control = None;

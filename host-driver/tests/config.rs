@@ -1821,6 +1821,11 @@ fn px_04_config_rejects_bad_proxy_values() {
             "proxy.domain",
         ),
         ("[proxy]\nenabled = true", "enabled"),
+        ("[proxy]\nudp_port = 49791", "proxy.udp_port"),
+        (
+            "[fast_cnp]\nudp_port = 50000\n[proxy]\nudp_port = 50000",
+            "proxy.udp_port",
+        ),
     ] {
         let err = rejected(text);
         assert!(
