@@ -342,7 +342,7 @@ const _: () = {
     assert!(REGISTERS[285].offset == offset::PROXY_ENTRY_READ_ADDR_1);
     assert!(REGISTERS[286].offset == offset::PROXY_ENTRY_READ_ADDR_2);
     assert!(REGISTERS[287].offset == offset::PROXY_ENTRY_READ_ADDR_3);
-    assert!(REGISTERS[288].offset == offset::PROXY_ENTRY_READ_CONTROL);
+    assert!(REGISTERS[288].offset == offset::PROXY_ENTRY_READ_STATE);
     assert!(REGISTERS[289].offset == offset::PROXY_LOOKUP_ADDR_0);
     assert!(REGISTERS[290].offset == offset::PROXY_LOOKUP_ADDR_1);
     assert!(REGISTERS[291].offset == offset::PROXY_LOOKUP_ADDR_2);

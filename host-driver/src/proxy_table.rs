@@ -119,7 +119,7 @@ impl<B: RegisterBus> Device<B> {
         let mut out = Vec::new();
         for i in 0..proxy::ENTRIES {
             self.write(index, i)?;
-            let control = self.read(reg("PROXY_ENTRY_READ_CONTROL"))?;
+            let control = self.read(reg("PROXY_ENTRY_READ_STATE"))?;
             if control & proxy::ENTRY_VALID == 0 {
                 continue;
             }

@@ -85,7 +85,7 @@ impl ProxyTableModel {
             );
         }
         out.insert(
-            offset::PROXY_ENTRY_READ_CONTROL,
+            offset::PROXY_ENTRY_READ_STATE,
             e.valid as u32 | e.len << proxy::ENTRY_LEN_SHIFT,
         );
         let result = match self.lookup(words(r, offset::PROXY_LOOKUP_ADDR_0)) {

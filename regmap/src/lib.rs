@@ -257,7 +257,7 @@ pub mod proxy {
     pub const DEFAULT_UDP_PORT: u32 = 49792;
     /// Entries of the prefix -> proxy table (PX-03).
     pub const ENTRIES: u32 = 16;
-    /// `PROXY_ENTRY_CONTROL` / `PROXY_ENTRY_READ_CONTROL`: the entry is valid.
+    /// `PROXY_ENTRY_CONTROL` / `PROXY_ENTRY_READ_STATE`: the entry is valid.
     pub const ENTRY_VALID: u32 = 1 << 0;
     /// Prefix length in bits 15..8 (IPv4 prefixes as 96 + length).
     pub const ENTRY_LEN_SHIFT: u32 = 8;
@@ -361,7 +361,7 @@ pub const NOT_CLEARED: &[u32] = &[
     offset::PROXY_ENTRY_READ_ADDR_1,
     offset::PROXY_ENTRY_READ_ADDR_2,
     offset::PROXY_ENTRY_READ_ADDR_3,
-    offset::PROXY_ENTRY_READ_CONTROL,
+    offset::PROXY_ENTRY_READ_STATE,
     offset::PROXY_LOOKUP_RESULT,
 ];
 
@@ -675,7 +675,7 @@ const PROXY_ENTRY_CONTROL_FIELDS: &[Field] = &[
     },
 ];
 
-const PROXY_ENTRY_READ_CONTROL_FIELDS: &[Field] = &[
+const PROXY_ENTRY_READ_STATE_FIELDS: &[Field] = &[
     Field {
         name: "valid",
         lsb: 0,
@@ -1501,7 +1501,7 @@ register_map! {
     /// Address bytes 12..15.
     PROXY_ENTRY_READ_ADDR_3 @ 0x828 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// PX-03: entry PROXY_ENTRY_INDEX's valid bit and length.
-    PROXY_ENTRY_READ_CONTROL @ 0x82C : ReadOnly = 0, volatile = true, fields = PROXY_ENTRY_READ_CONTROL_FIELDS;
+    PROXY_ENTRY_READ_STATE @ 0x82C : ReadOnly = 0, volatile = true, fields = PROXY_ENTRY_READ_STATE_FIELDS;
     /// PX-03: an address to look up in the table, bytes 0..3 (IPv4 as ::ffff:a.b.c.d).
     PROXY_LOOKUP_ADDR_0 @ 0x830 : ReadWrite = 0, volatile = false, fields = WHOLE;
     /// Address bytes 4..7.

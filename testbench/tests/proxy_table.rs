@@ -139,5 +139,5 @@ fn px_03_proxy_table_longest_prefix_match_equals_the_model() {
     // Reset clears the table.
     gw.reset();
     both(&mut gw, &mut m, offset::PROXY_ENTRY_INDEX, 0);
-    assert_eq!(gw.csr_read(offset::PROXY_ENTRY_READ_CONTROL), Ok(0));
+    assert_eq!(gw.csr_read(offset::PROXY_ENTRY_READ_STATE), Ok(0));
 }
