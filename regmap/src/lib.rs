@@ -660,6 +660,13 @@ const PROXY_CONTROL_FIELDS: &[Field] = &[
     },
 ];
 
+const PROXY_ENTRY_COMMAND_FIELDS: &[Field] = &[Field {
+    name: "commit",
+    lsb: 0,
+    width: 1,
+    doc: "PX-03: copy the staging registers into entry PROXY_ENTRY_INDEX in one clock",
+}];
+
 const PROXY_ENTRY_CONTROL_FIELDS: &[Field] = &[
     Field {
         name: "valid",
@@ -1483,7 +1490,7 @@ register_map! {
     /// PX-03: the entry (0..15) a commit writes and the PROXY_ENTRY_READ_* registers show.
     PROXY_ENTRY_INDEX @ 0x804 : ReadWrite = 0, volatile = false, fields = WHOLE;
     /// PX-03: write 1 (commit) to copy the staging registers into entry PROXY_ENTRY_INDEX in one clock.
-    PROXY_ENTRY_COMMAND @ 0x808 : WritePulse = 0, volatile = false, fields = WHOLE;
+    PROXY_ENTRY_COMMAND @ 0x808 : WritePulse = 0, volatile = false, fields = PROXY_ENTRY_COMMAND_FIELDS;
     /// PX-03: entry PROXY_ENTRY_INDEX's prefix, bytes 0..3 (bits past its length cleared).
     PROXY_ENTRY_READ_PREFIX_0 @ 0x80C : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// Prefix bytes 4..7.
