@@ -11,7 +11,7 @@
 use crate::bus::RegisterBus;
 use crate::device::{Device, DeviceError};
 use crate::formats::Prefix;
-use cngw_regmap::{by_name, offset, proxy, Register};
+use cngw_regmap::{by_name, proxy, Register};
 use std::fmt;
 use std::net::{IpAddr, Ipv6Addr};
 
@@ -230,5 +230,3 @@ impl<B: RegisterBus> Device<B> {
         Ok((r & proxy::LOOKUP_HIT != 0).then_some((r >> proxy::LOOKUP_INDEX_SHIFT) & 0xF))
     }
 }
-
-const _: () = assert!(offset::PROXY_ENTRY_COMMAND == 0x808);
