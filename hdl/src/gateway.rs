@@ -69,7 +69,7 @@ use crate::lh::{FormatTable, LhController, QueueKb, QueueMeter, TimeOfDay};
 use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
 use crate::pe::{FlowShaper, IngressQueue, TunnelDecap, TunnelEncap, TwoThreshold};
-use crate::px::{CnReceiver, ProxyTable, ProxyTranslator};
+use crate::px::{CnGenerator, CnReceiver, ProxyTable, ProxyTranslator};
 use crate::stats::FrameCounters;
 use crate::stream::{AxisSink, AxisSource, FrameFilter, FrameMux, HeaderSource, SkidBuffer};
 use cngw_regmap::{offset, REGISTERS};
@@ -348,7 +348,14 @@ const _: () = {
     assert!(REGISTERS[291].offset == offset::PROXY_LOOKUP_ADDR_2);
     assert!(REGISTERS[292].offset == offset::PROXY_LOOKUP_ADDR_3);
     assert!(REGISTERS[293].offset == offset::PROXY_LOOKUP_RESULT);
-    assert!(REGISTERS.len() == 294);
+    assert!(REGISTERS[294].offset == offset::PROXY_TX_BUCKET_REFILL_CLOCKS);
+    assert!(REGISTERS[295].offset == offset::PROXY_TX_BUCKET_DEPTH);
+    assert!(REGISTERS[296].offset == offset::PROXY_TX_SENT);
+    assert!(REGISTERS[297].offset == offset::PROXY_TX_OUT_OF_DOMAIN);
+    assert!(REGISTERS[298].offset == offset::PROXY_TX_BUSY);
+    assert!(REGISTERS[299].offset == offset::PROXY_TX_RATE_LIMITED);
+    assert!(REGISTERS[300].offset == offset::PROXY_TX_QUEUE_DROPS);
+    assert!(REGISTERS.len() == 301);
 };
 
 #[derive(LogicBlock)]
@@ -434,6 +441,10 @@ pub struct Gateway {
     proxy_busy_count: DFF<Bits<32>>,
     /// PX-03: the prefix -> proxy table.
     proxy_table: ProxyTable,
+    /// PX-01: CN messages to the senders' proxies, merged into dc_tx.
+    cn_gen: CnGenerator,
+    cn_mux: FrameMux,
+    px_depth: Signal<Local, Bits<4>>,
     /// FCN_RX_DOMn_PREFIX_0..3 and FCN_CNP_MAC_HI/LO in lane order.
     dom_lanes: Vec<Signal<Local, Bits<32>>>,
     fcn_cnp_mac: Signal<Local, Bits<48>>,
@@ -505,7 +516,7 @@ pub struct Gateway {
     /// Flow-table requests in flight (five clocks): SIP [127:0], source MAC
     /// [175:128], P_Key [191:176], IPv6 [192], data request [193], CSR
     /// request [194], Fast CNP translation read [195].
-    pipe: Vec<DFF<Bits<197>>>,
+    pipe: Vec<DFF<Bits<198>>>,
     cmd_pending: DFF<Bit>,
     cmd_op: DFF<Bits<3>>,
     flow_status: DFF<Bits<32>>,
@@ -528,7 +539,7 @@ pub struct Gateway {
     status_word: Signal<Local, Bits<32>>,
     csr_sip: Signal<Local, Bits<128>>,
     csr_dip: Signal<Local, Bits<128>>,
-    pipe_in: Signal<Local, Bits<197>>,
+    pipe_in: Signal<Local, Bits<198>>,
     location: Signal<Local, Bits<16>>,
     bucket_depth: Signal<Local, Bits<4>>,
     gw_mac: Signal<Local, Bits<48>>,
@@ -603,6 +614,9 @@ impl Default for Gateway {
             proxy_rx_count: Default::default(),
             proxy_busy_count: Default::default(),
             proxy_table: Default::default(),
+            cn_gen: Default::default(),
+            cn_mux: Default::default(),
+            px_depth: Default::default(),
             dom_lanes: (0..10).map(|_| Default::default()).collect(),
             fcn_cnp_mac: Default::default(),
             decap: Default::default(),
@@ -723,6 +737,8 @@ impl Logic for Gateway {
             formats,
             builder,
             dc_tx_mux,
+            cn_gen,
+            cn_mux,
             tod
         );
         dff_setup!(
@@ -777,6 +793,8 @@ impl Logic for Gateway {
         self.formats.reset.next = self.reset.val();
         self.builder.reset.next = self.reset.val();
         self.dc_tx_mux.reset.next = self.reset.val();
+        self.cn_gen.reset.next = self.reset.val();
+        self.cn_mux.reset.next = self.reset.val();
         self.dc_in.reset.next = self.reset.val();
         self.dc_out.reset.next = self.reset.val();
         self.ce_marker.reset.next = self.reset.val();
@@ -890,7 +908,9 @@ impl Logic for Gateway {
         }
         AxisSource::join(&mut self.wan_out.m, &mut self.dc_tx_mux.a);
         AxisSource::join(&mut self.builder.m, &mut self.dc_tx_mux.b);
-        AxisSource::link(&mut self.dc_tx, &mut self.dc_tx_mux.m);
+        AxisSource::join(&mut self.dc_tx_mux.m, &mut self.cn_mux.a);
+        AxisSource::join(&mut self.cn_gen.m, &mut self.cn_mux.b);
+        AxisSource::link(&mut self.dc_tx, &mut self.cn_mux.m);
         self.wan_parser.tap.tdata.next = self.wan_in.m.tdata.val();
         self.wan_parser.tap.tkeep.next = self.wan_in.m.tkeep.val();
         self.wan_parser.tap.tlast.next = self.wan_in.m.tlast.val();
@@ -1432,23 +1452,26 @@ impl Logic for Gateway {
         self.flow_table.clear_counters.next = self.csr.values[5].val().get_bit(0);
 
         // What each request needs five clocks later.
-        self.pipe_in.next = bit_cast::<197, 128>(self.dc_hdr.src_ip.val())
-            | (bit_cast::<197, 48>(self.dc_hdr.src_mac.val()) << 128)
-            | (bit_cast::<197, 16>(self.dc_hdr.pkey.val()) << 176);
+        self.pipe_in.next = bit_cast::<198, 128>(self.dc_hdr.src_ip.val())
+            | (bit_cast::<198, 48>(self.dc_hdr.src_mac.val()) << 128)
+            | (bit_cast::<198, 16>(self.dc_hdr.pkey.val()) << 176);
         if self.dc_hdr.is_ipv6.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<197>(1) << 192);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<198>(1) << 192);
         }
         if self.data_req.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<197>(1) << 193);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<198>(1) << 193);
         }
         if self.csr_req.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<197>(1) << 194);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<198>(1) << 194);
         }
         if self.fcn_req.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<197>(1) << 195);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<198>(1) << 195);
         }
         if self.proxy_req.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<197>(1) << 196);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<198>(1) << 196);
+        }
+        if self.dc_hdr.vlan_present.val() {
+            self.pipe_in.next = self.pipe_in.val() | (bits::<198>(1) << 197);
         }
         self.pipe[0].d.next = self.pipe_in.val();
         // LH-01 PSN pairing: an RC request whose PSN the responder
@@ -1631,6 +1654,43 @@ impl Logic for Gateway {
         self.formats.addr.next = self.dc_hdr.src_ip.val();
         self.lh.res_fmt_hit.next = self.formats.hit.val();
         self.lh.res_fmt.next = self.formats.format.val();
+        // PX-01: the prefix -> proxy table's data port looks the sender up
+        // two clocks before the answer (its latency); an untagged frame of
+        // a covered sender goes to the CN generator while generation is on
+        // (FEATURE_ENABLE.proxy_cn, PROXY_CONTROL.generate).
+        self.proxy_table.d_addr.next = self.pipe[2].q.val().get_bits::<128>(0);
+        self.lh.res_proxy.next = self.csr.values[4].val().get_bit(4)
+            & self.csr.values[253].val().get_bit(2)
+            & self.proxy_table.d_hit.val()
+            & !self.pipe[4].q.val().get_bit(197);
+        self.cn_gen.clear_counters.next = self.csr.values[5].val().get_bit(0);
+        self.cn_gen.tap_tdata.next = self.dc_in.m.tdata.val();
+        self.cn_gen.tap_tkeep.next = self.dc_in.m.tkeep.val();
+        self.cn_gen.tap_tlast.next = self.dc_in.m.tlast.val();
+        self.cn_gen.tap_take.next = self.dc_in.m.tvalid.val() & self.dc_mid_ready.val();
+        self.cn_gen.hdr_valid.next = self.dc_hdr.valid.val();
+        self.cn_gen.go.next = self.lh.px_go.val();
+        self.cn_gen.go_ipv6.next = self.pipe[4].q.val().get_bit(192);
+        self.cn_gen.go_level.next = self.lh.px_level.val();
+        self.cn_gen.go_proxy.next = self.proxy_table.d_proxy.val();
+        self.cn_gen.filter.next = self.csr.values[253].val().get_bit(1);
+        self.cn_gen.dom0_prefix.next = self.fcn_rx.dom0_prefix.val();
+        self.cn_gen.dom0_len.next = self.fcn_rx.dom0_len.val();
+        self.cn_gen.dom0_valid.next = self.fcn_rx.dom0_valid.val();
+        self.cn_gen.dom1_prefix.next = self.fcn_rx.dom1_prefix.val();
+        self.cn_gen.dom1_len.next = self.fcn_rx.dom1_len.val();
+        self.cn_gen.dom1_valid.next = self.fcn_rx.dom1_valid.val();
+        self.cn_gen.refill_clocks.next = self.csr.values[294].val();
+        self.px_depth.next = self.csr.values[295].val().get_bits::<4>(0);
+        if self.csr.values[295].val() > 8 {
+            self.px_depth.next = 8.into();
+        }
+        self.cn_gen.bucket_depth.next = self.px_depth.val();
+        self.cn_gen.gw_mac.next = self.gw_mac.val();
+        self.cn_gen.gw_ipv4.next = self.gw_ipv4.val().get_bits::<32>(96);
+        self.cn_gen.gw_ipv6.next = self.gw_ipv6.val();
+        self.cn_gen.dscp.next = self.csr.values[24].val().get_bits::<6>(0);
+        self.cn_gen.udp_port.next = self.csr.values[254].val().get_bits::<16>(0);
 
         // Notification frames: Long-haul CNP jobs first, then Fast CNPs,
         // then the ingress PE's standard CNPs from received Fast CNPs.
@@ -2027,6 +2087,11 @@ impl Logic for Gateway {
             | (bit_cast::<32, 8>(self.proxy_table.rd_len.val()) << 8);
         self.csr.status[293].next = bit_cast::<32, 1>(self.proxy_table.hit.val().into())
             | (bit_cast::<32, 4>(self.proxy_table.hit_index.val()) << 8);
+        self.csr.status[296].next = self.cn_gen.sent.val();
+        self.csr.status[297].next = self.cn_gen.out_of_domain.val();
+        self.csr.status[298].next = self.cn_gen.busy.val();
+        self.csr.status[299].next = self.cn_gen.rate_limited.val();
+        self.csr.status[300].next = self.cn_gen.queue_drops.val();
         self.csr.status[147].next = self.tod.captured.val().get_bits::<32>(32);
         self.csr.status[148].next = self.tod.captured.val().get_bits::<32>(0);
     }

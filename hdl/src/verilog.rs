@@ -189,10 +189,16 @@ pub fn lint_waivers() -> String {
         // The CN level is not carried by a standard CNP (the proxy's only
         // notification so far).
         "proxy_rx$msg_level",
-        // The prefix -> proxy table's answer is probed through the CSR
-        // (its hit and index); the proxy address is for the congested
-        // node's CN messages (PX-01), not built yet.
+        // The prefix -> proxy table's CSR probe shows its hit and index;
+        // the data path takes the proxy from the second port (`d_proxy`).
         "proxy_table$proxy",
+        // CnGenerator: beat counts below 64, checksum folds of 17 bits,
+        // the lower half of the joined beats.
+        "msg_beats_w",
+        "inv_beats_w",
+        "joined_shift",
+        "ip_fold2",
+        "udp_fold2",
     ] {
         writeln!(
             v,
@@ -217,11 +223,17 @@ pub fn lint_waivers() -> String {
     // `m.tready` only, its `m.*` on registers only (FlowShaper's
     // documentation), but its one always block reads `s.tdata` too.
     // The proxy's CnReceiver claims the same way; the filter's `drop` is
-    // the OR of both claims.
+    // the OR of both claims. CnGenerator's output FIFO pops on `m.tready`
+    // of the dc_tx mux, whose grant reads the FIFO's registered `empty`;
+    // the mux's `a.tready` (toward the first dc_tx mux) is likewise its
+    // `m.tready` and its registered grant.
     for signal in [
         "fcn_rx$claim",
         "proxy_rx$claim",
         "wan_filter$drop",
+        "msg_fifo$pop",
+        "msg_fifo$empty",
+        "cn_mux$a$tready",
         "wan_filter$m$tready",
         "decap$s$tready",
         "beats$push",

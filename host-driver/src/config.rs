@@ -87,6 +87,8 @@
 //! border_filter = true         # PX-04: only CN messages from the domain prefixes (default true; needs a domain)
 //! domain = ["198.51.100.0/24", "fd00:c::/32"] # the congested nodes' prefixes (IPv4 or IPv6, at most 2; shared with [fast_cnp] domain: give one)
 //! rx_bucket = { refill_clocks = 3222, depth = 8 } # PX-04: at most one CN message translated every N clocks (0: no limit)
+//! generate = true              # PX-01: congested-node notifications for senders the table covers go to their proxy as CN messages
+//! tx_bucket = { refill_clocks = 3222, depth = 8 } # PX-04: at most one CN message generated every N clocks (0: no limit)
 //!                              # the CNPs go to [fast_cnp] cnp_mac (the data-centre next hop)
 //! table = [                    # PX-03: the prefix -> proxy table, exactly these entries (at most 16)
 //!   { prefix = "10.1.0.0/16", proxy = "192.0.2.9" },
@@ -701,6 +703,10 @@ pub struct ProxyConfig {
     pub domain: Option<Vec<String>>,
     /// The reception rate limit (refill clocks 0: none).
     pub rx_bucket: Option<BucketConfig>,
+    /// PX-01: `PROXY_CONTROL.generate`.
+    pub generate: Option<bool>,
+    /// PX-04: the generating rate limit (refill clocks 0: none).
+    pub tx_bucket: Option<BucketConfig>,
     /// PX-03: the prefix -> proxy table, entry by entry (the rest cleared).
     pub table: Option<Vec<ProxyRouteConfig>>,
 }
@@ -817,22 +823,44 @@ impl ProxyConfig {
                 }
             }
         }
+        if let Some(bucket) = &self.tx_bucket {
+            if let Some(v) = &bucket.refill_clocks {
+                if let Some(n) = int_field(
+                    issues,
+                    "proxy.tx_bucket.refill_clocks".into(),
+                    v,
+                    0,
+                    u32::MAX.into(),
+                ) {
+                    writes.push((offset::PROXY_TX_BUCKET_REFILL_CLOCKS, n as u32));
+                }
+            }
+            if let Some(v) = &bucket.depth {
+                if let Some(n) = int_field(issues, "proxy.tx_bucket.depth".into(), v, 1, 8) {
+                    writes.push((offset::PROXY_TX_BUCKET_DEPTH, n as u32));
+                }
+            }
+        }
         let filter = self.border_filter != Some(false);
         let enable = self.enable == Some(true);
+        let generate = self.generate == Some(true);
         let domain = self.domain.as_ref().is_some_and(|d| !d.is_empty()) || fcn_domain;
-        if enable && filter && !domain {
+        if (enable || generate) && filter && !domain {
             issues.add(
                 "proxy.domain",
-                "border filtering accepts CN messages only from domain prefixes: give at least one (or border_filter = false)",
+                "border filtering accepts CN messages only from and to domain prefixes: give at least one (or border_filter = false)",
             );
         }
-        if self.enable.is_some() || self.border_filter.is_some() {
+        if self.enable.is_some() || self.border_filter.is_some() || self.generate.is_some() {
             let mut control = 0;
             if enable {
                 control |= cngw_regmap::proxy::ENABLE;
             }
             if filter {
                 control |= cngw_regmap::proxy::FILTER;
+            }
+            if generate {
+                control |= cngw_regmap::proxy::GENERATE;
             }
             writes.push((offset::PROXY_CONTROL, control));
         }

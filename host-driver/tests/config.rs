@@ -1799,12 +1799,54 @@ rx_bucket = { refill_clocks = 0, depth = 3 }
     );
 }
 
+/// PX-01/PX-04: the congested node's keys: generation and its bucket.
+#[test]
+fn px_01_config_generation_plan() {
+    let config = Config::parse(
+        r#"
+features = ["lh_cnp", "proxy_cn"]
+[proxy]
+generate = true
+domain = ["fd00:a::/32"]
+tx_bucket = { refill_clocks = 5000, depth = 2 }
+table = [{ prefix = "10.1.0.0/16", proxy = "192.0.2.10" }]
+"#,
+    )
+    .unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    let bus = dev.bus();
+    use cngw_regmap::proxy;
+    for (off, want) in [
+        (offset::PROXY_CONTROL, proxy::GENERATE | proxy::FILTER),
+        (offset::PROXY_TX_BUCKET_REFILL_CLOCKS, 5000),
+        (offset::PROXY_TX_BUCKET_DEPTH, 2),
+        (offset::PROXY_RX_BUCKET_REFILL_CLOCKS, 0),
+    ] {
+        assert_eq!(bus.peek(off), Some(want), "{off:#x}");
+    }
+    // Generation alone, no filter: no domain needed.
+    let config = Config::parse("[proxy]\ngenerate = true\nborder_filter = false").unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    assert_eq!(dev.bus().peek(offset::PROXY_CONTROL), Some(proxy::GENERATE));
+}
+
 /// PX-04: bad proxy values are refused before any write.
 #[test]
 fn px_04_config_rejects_bad_proxy_values() {
     for (text, key) in [
         ("[proxy]\nenable = true", "proxy.domain"),
         ("[proxy]\nenable = true\ndomain = []", "proxy.domain"),
+        ("[proxy]\ngenerate = true", "proxy.domain"),
+        (
+            "[proxy]\ntx_bucket = { depth = 9 }",
+            "proxy.tx_bucket.depth",
+        ),
+        (
+            "[proxy]\ntx_bucket = { refill_clocks = -1 }",
+            "proxy.tx_bucket.refill_clocks",
+        ),
         ("[proxy]\nudp_port = 0", "proxy.udp_port"),
         ("[proxy]\nudp_port = 65536", "proxy.udp_port"),
         (

@@ -87,6 +87,7 @@ pub struct GatewayModel {
     /// FCN-05: the ingress PE's received Fast CNPs.
     fcn_rx: crate::fcn_rx::FcnRxModel,
     proxy_rx: crate::proxy_rx::ProxyRxModel,
+    proxy_tx: crate::proxy_tx::ProxyTxModel,
     proxy_table: crate::proxy_table::ProxyTableModel,
     /// Where each flow sits in the table (its FCN-01 label).
     placement: crate::placement::Placement,
@@ -231,6 +232,7 @@ impl GatewayModel {
             fcn: Default::default(),
             fcn_rx: Default::default(),
             proxy_rx: Default::default(),
+            proxy_tx: Default::default(),
             proxy_table: Default::default(),
             placement: Default::default(),
             windows: BTreeMap::new(),
@@ -633,6 +635,7 @@ impl GatewayModel {
         self.fcn = crate::fast_cnp::FastCnpModel::new(clock);
         self.fcn_rx = crate::fcn_rx::FcnRxModel::new(clock);
         self.proxy_rx = crate::proxy_rx::ProxyRxModel::new(clock);
+        self.proxy_tx = crate::proxy_tx::ProxyTxModel::new(clock);
         self.lh_clock = clock;
         self.windows.clear();
         self.depth_steps.clear();
@@ -717,6 +720,11 @@ impl GatewayModel {
 
     /// PX-02: standard CNPs the proxy decided for received CN messages so
     /// far, oldest first (taken).
+    /// PX-01: CN messages to proxies, in the order decided (taken out).
+    pub fn take_proxy_messages(&mut self) -> Vec<Notification> {
+        self.proxy_tx.take()
+    }
+
     pub fn take_proxy_cnps(&mut self) -> Vec<Notification> {
         self.proxy_rx.take()
     }
@@ -926,9 +934,28 @@ impl GatewayModel {
                 pkey: parsed.pkey,
                 window_bytes: w.bytes,
                 rate_fell: w.fell,
+                proxy: if parsed.vlan_id.is_none()
+                    && crate::proxy_tx::enabled(self.registers.view())
+                {
+                    self.proxy_table
+                        .lookup(key.sip)
+                        .map(|(_, e)| std::net::Ipv6Addr::from(e.proxy))
+                } else {
+                    None
+                },
             };
             self.lh_clock = clock;
             self.lh.decide(&pkt, clock, &mut self.registers);
+            for job in self.lh.take_proxy_jobs() {
+                self.proxy_tx.decided(
+                    job.clock,
+                    &frame.data,
+                    &parsed,
+                    job.proxy,
+                    job.level,
+                    &mut self.registers,
+                );
+            }
         }
         if port == InPort::WanRx {
             if let Some(ack) = PsnAck::of_header(&parsed) {

@@ -19,6 +19,7 @@ pub mod pre_ecn;
 pub mod proxy;
 pub mod proxy_rx;
 pub mod proxy_table;
+pub mod proxy_tx;
 pub mod rate_advice;
 pub mod tunnel_decap;
 pub mod tunnel_ecn;

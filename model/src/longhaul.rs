@@ -156,6 +156,19 @@ pub struct Packet {
     /// The flow's bytes in its last complete window fell below 7/8 of the
     /// window before (LH-10).
     pub rate_fell: bool,
+    /// PX-01: the proxy that serves the sender when the notification is to
+    /// leave as a CN message to it (generation on, untagged frame, a
+    /// prefix -> proxy table entry covers the sender).
+    pub proxy: Option<Ipv6Addr>,
+}
+
+/// PX-01: a notification handed to the CN generator instead of sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProxyJob {
+    pub clock: u64,
+    pub proxy: Ipv6Addr,
+    /// The action register's congestion level, at most 7.
+    pub level: u8,
 }
 
 /// Register values the controller reads (a view of the model's registers).
@@ -183,6 +196,8 @@ pub struct LonghaulModel {
     /// RoCEv2 look-ups toward the WAN: clock (since reset) and bytes (LH-06).
     port_requests: Vec<(u64, u32)>,
     pending: Vec<Notification>,
+    /// PX-01: notifications handed to the CN generator.
+    proxy_jobs: Vec<ProxyJob>,
     /// The time-of-day base (NTP) of the last `LH_TOD_CONTROL.set`.
     tod_base: u64,
 }
@@ -544,9 +559,22 @@ impl LonghaulModel {
             1 => r.reg(offset::LH_SEV1_ACTION),
             _ => r.reg(offset::LH_SEV2_ACTION),
         };
-        let format = notify_format(Ipv6Addr::from(pkt.key.sip), r);
-        let frame = self.frame(&pkt.key, sqp, pkt.src_mac, pkt.pkey, action, format, k, r);
-        self.pending.push(Notification { clock, frame });
+        let format = match pkt.proxy {
+            // The sender hears from its proxy: a standard CNP, no Resume.
+            Some(_) => NotifyFormat::Cnp,
+            None => notify_format(Ipv6Addr::from(pkt.key.sip), r),
+        };
+        match pkt.proxy {
+            Some(proxy) => self.proxy_jobs.push(ProxyJob {
+                clock,
+                proxy,
+                level: ((action >> 24) as u8).min(7),
+            }),
+            None => {
+                let frame = self.frame(&pkt.key, sqp, pkt.src_mac, pkt.pkey, action, format, k, r);
+                self.pending.push(Notification { clock, frame });
+            }
+        }
         self.tracker[hit.or(free).unwrap()] = Some(Tracked {
             key: pkt.key,
             time_us: now,
@@ -558,9 +586,16 @@ impl LonghaulModel {
             format,
         });
         self.take_token(k, regs.view());
-        regs.count(offset::LH_CNP_SENT);
-        count_sent(regs);
+        if pkt.proxy.is_none() {
+            regs.count(offset::LH_CNP_SENT);
+            count_sent(regs);
+        }
         true
+    }
+
+    /// PX-01: the notifications handed to the CN generator (taken out).
+    pub fn take_proxy_jobs(&mut self) -> Vec<ProxyJob> {
+        std::mem::take(&mut self.proxy_jobs)
     }
 
     /// Notifications decided so far, oldest first (taken).

@@ -242,6 +242,7 @@ fn packet(src: IpAddr, dqp: u32) -> Packet {
         pkey: 0xFFFF,
         window_bytes: 0,
         rate_fell: false,
+        proxy: None,
     }
 }
 

@@ -253,6 +253,12 @@ pub mod proxy {
     /// PX-04 border filtering on receipt: CN messages whose outer source
     /// lies outside every valid FCN_RX_DOMn prefix are dropped.
     pub const FILTER: u32 = 1 << 1;
+    /// PX-01: this gateway is a congested node that tells proxies: a
+    /// notification the Long-haul controller decides for a sender the
+    /// prefix -> proxy table covers leaves as a CN message to that proxy
+    /// (with FEATURE_ENABLE.proxy_cn). With `FILTER`, messages to a proxy
+    /// outside every valid FCN_RX_DOMn prefix are dropped (PX-04).
+    pub const GENERATE: u32 = 1 << 2;
     /// Default CN message UDP port (draft TBD1): 49792.
     pub const DEFAULT_UDP_PORT: u32 = 49792;
     /// Entries of the prefix -> proxy table (PX-03).
@@ -656,7 +662,13 @@ const PROXY_CONTROL_FIELDS: &[Field] = &[
         name: "filter",
         lsb: 1,
         width: 1,
-        doc: "PX-04: drop CN messages whose outer source is outside every valid FCN_RX_DOMn prefix",
+        doc: "PX-04: drop CN messages whose outer source is outside every valid FCN_RX_DOMn prefix, and (with generate) CN messages to a proxy outside them",
+    },
+    Field {
+        name: "generate",
+        lsb: 2,
+        width: 1,
+        doc: "PX-01: notifications for senders the prefix -> proxy table covers leave as CN messages to their proxy",
     },
 ];
 
@@ -1519,6 +1531,20 @@ register_map! {
     PROXY_LOOKUP_ADDR_3 @ 0x83C : ReadWrite = 0, volatile = false, fields = WHOLE;
     /// PX-03: the table's answer for PROXY_LOOKUP_ADDR, three clocks after its last write (read something else in between).
     PROXY_LOOKUP_RESULT @ 0x840 : ReadOnly = 0, volatile = true, fields = PROXY_LOOKUP_RESULT_FIELDS;
+    /// PX-04: generating-side token bucket: one token every this many clocks; 0: no limit.
+    PROXY_TX_BUCKET_REFILL_CLOCKS @ 0x844 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// PX-04: generating-side bucket depth (burst), 1..8.
+    PROXY_TX_BUCKET_DEPTH @ 0x848 : ReadWrite = 8, volatile = false, fields = WHOLE;
+    /// PX-01: CN messages to proxies queued for dc_tx.
+    PROXY_TX_SENT @ 0x84C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-04: CN messages to a proxy outside the domain prefixes (dropped).
+    PROXY_TX_OUT_OF_DOMAIN @ 0x850 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-01: CN messages lost because the generator was copying the previous one (64 clocks each).
+    PROXY_TX_BUSY @ 0x854 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-04: CN messages refused by the generating-side bucket.
+    PROXY_TX_RATE_LIMITED @ 0x858 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// PX-01: CN messages lost because the output queue had no room for them.
+    PROXY_TX_QUEUE_DROPS @ 0x85C : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

@@ -288,6 +288,7 @@ pub fn expect_scheduled(
         fast_cnps: Vec::new(),
         ingress_cnps: Vec::new(),
         proxy_cnps: Vec::new(),
+        proxy_messages: Vec::new(),
     };
     // The model takes the frames in the order the parsers reported them
     // (header clock, dc_rx first within a clock: what source-QP learning
@@ -363,6 +364,11 @@ pub fn expect_scheduled(
         .collect();
     exp.proxy_cnps = model
         .take_proxy_cnps()
+        .into_iter()
+        .map(|n| n.frame)
+        .collect();
+    exp.proxy_messages = model
+        .take_proxy_messages()
         .into_iter()
         .map(|n| n.frame)
         .collect();

@@ -115,6 +115,9 @@ pub struct Expected {
     /// Standard CNPs of the proxy for received CN messages (PX-02): a fifth
     /// sequence merged into dc_tx, likewise.
     pub proxy_cnps: Vec<Frame>,
+    /// CN messages of the congested node to the senders' proxies (PX-01):
+    /// a sixth sequence merged into dc_tx, likewise.
+    pub proxy_messages: Vec<Frame>,
 }
 
 /// Runs the inputs through the model.
@@ -126,6 +129,7 @@ pub fn expect(model: &mut GatewayModel, inputs: &[(InPort, Vec<Frame>)]) -> Expe
         fast_cnps: Vec::new(),
         ingress_cnps: Vec::new(),
         proxy_cnps: Vec::new(),
+        proxy_messages: Vec::new(),
     };
     for (port, frames) in inputs {
         for f in frames {
@@ -155,16 +159,19 @@ pub fn compare(cap: &Capture, exp: &Expected) -> Result<(), Mismatch> {
             ("Fast CNPs", &exp.fast_cnps),
             ("ingress PE CNPs", &exp.ingress_cnps),
             ("proxy CNPs", &exp.proxy_cnps),
+            ("CN messages to proxies", &exp.proxy_messages),
         ];
         let notes = sequences.iter().any(|(_, s)| !s.is_empty());
         let rtl = if port == OutPort::DcTx && notes {
-            let mut next = [0usize; 4];
+            let mut next = [0usize; 5];
             let mut next_data = 0;
             for r in rtl_all {
                 if model.get(next_data) == Some(r) {
                     next_data += 1;
                     data_only.push(r.clone());
-                } else if let Some(i) = (0..4).find(|&i| sequences[i].1.get(next[i]) == Some(r)) {
+                } else if let Some(i) =
+                    (0..sequences.len()).find(|&i| sequences[i].1.get(next[i]) == Some(r))
+                {
                     next[i] += 1;
                 } else {
                     data_only.push(r.clone());

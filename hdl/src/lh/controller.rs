@@ -125,6 +125,14 @@ pub struct LhController {
     /// LH-15: the format table matched the sender, and the format it says.
     pub res_fmt_hit: Signal<In, Bit>,
     pub res_fmt: Signal<In, Bits<2>>,
+    /// PX-01: the sender has a proxy and CN messages are on: a notification
+    /// for this packet goes to the CN generator (`px_go`) instead of the
+    /// FIFO, and its flow is tracked as told with a standard CNP.
+    pub res_proxy: Signal<In, Bit>,
+    /// PX-01: a notification handed to the CN generator (the clock of
+    /// `res_valid`), with the action's congestion level capped at 7.
+    pub px_go: Signal<Out, Bit>,
+    pub px_level: Signal<Out, Bits<3>>,
     /// Time of day (NTP): a job carries that of the clock it is decided in
     /// (LH-12/LH-13 timestamp object).
     pub tod: Signal<In, Bits<64>>,
@@ -376,7 +384,9 @@ impl Logic for LhController {
                 self.rate_limited_count.d.next = self.rate_limited_count.q.val() + 1;
             } else {
                 self.send_cnp.next = true;
-                self.cnp_count.d.next = self.cnp_count.q.val() + 1;
+                if !self.res_proxy.val() {
+                    self.cnp_count.d.next = self.cnp_count.q.val() + 1;
+                }
             }
         }
 
@@ -418,6 +428,14 @@ impl Logic for LhController {
                     self.kind.next = 0.into();
                 }
             }
+            if self.res_proxy.val() {
+                self.kind.next = 0.into();
+            }
+        }
+        self.px_go.next = self.send_cnp.val() & self.res_proxy.val();
+        self.px_level.next = self.action.val().get_bits::<3>(24);
+        if self.action.val().get_bits::<8>(24) > 7 {
+            self.px_level.next = 7.into();
         }
 
         // Tracker update (only when something is sent or released: a
@@ -445,7 +463,7 @@ impl Logic for LhController {
             }
         }
 
-        self.push.next = self.send_cnp.val() | self.send_resume.val();
+        self.push.next = (self.send_cnp.val() & !self.res_proxy.val()) | self.send_resume.val();
         self.metric.next = 0.into();
         self.metric_lanes.next = 0.into();
         self.sqp_lanes.next = 0.into();
@@ -629,6 +647,9 @@ impl Default for LhController {
             res_pkey: Default::default(),
             res_fmt_hit: Default::default(),
             res_fmt: Default::default(),
+            res_proxy: Default::default(),
+            px_go: Default::default(),
+            px_level: Default::default(),
             tod: Default::default(),
             job_valid: Default::default(),
             job_ready: Default::default(),

@@ -18,7 +18,9 @@
 //! its length are cleared on commit. Of the matching entries the longest prefix wins, and of
 //! equally long ones the lowest index. Latency: `hit`, `hit_index` and
 //! `proxy` belong to the `addr` of [`LATENCY`] clocks earlier, one address
-//! per clock. `reset` invalidates every entry.
+//! per clock. `reset` invalidates every entry. A second look-up port
+//! (`d_addr` -> `d_hit`, `d_proxy`, both in lane order, same latency) serves
+//! the data path: the CN generator's choice of proxy for a sender (PX-01).
 //!
 //! draft-xiao-rtgwg-proxy-congestion-notification section 4: the congested
 //! node sends its CN message to the proxy that serves the sender's prefix,
@@ -54,6 +56,12 @@ pub struct ProxyTable {
     pub hit_index: Signal<Out, Bits<4>>,
     /// The proxy of the best entry (0 without a hit).
     pub proxy: Signal<Out, Bits<128>>,
+    /// Second look-up port, for the data path (PX-01): the sender's
+    /// address in lane order (byte 0 in bits 7..0), every clock.
+    pub d_addr: Signal<In, Bits<128>>,
+    pub d_hit: Signal<Out, Bit>,
+    /// The proxy of the best entry for `d_addr`, lane order.
+    pub d_proxy: Signal<Out, Bits<128>>,
     ones: Constant<Bits<128>>,
     /// Entry i's number.
     entry_number: Vec<Constant<Bits<4>>>,
@@ -63,6 +71,15 @@ pub struct ProxyTable {
     e_prefix: Vec<DFF<Bits<128>>>,
     e_addr: Vec<DFF<Bits<128>>>,
     m_hit: Vec<DFF<Bit>>,
+    d_m_hit: Vec<DFF<Bit>>,
+    d_best_hit: DFF<Bit>,
+    d_best_addr: DFF<Bits<128>>,
+    d_words: Vec<Signal<Local, Bits<32>>>,
+    d_net: Signal<Local, Bits<128>>,
+    p_words: Vec<Signal<Local, Bits<32>>>,
+    d_b_hit: Signal<Local, Bit>,
+    d_b_len: Signal<Local, Bits<8>>,
+    d_b_addr: Signal<Local, Bits<128>>,
     r_valid: DFF<Bit>,
     r_len: DFF<Bits<8>>,
     r_prefix: DFF<Bits<128>>,
@@ -99,6 +116,18 @@ impl Default for ProxyTable {
             hit: Default::default(),
             hit_index: Default::default(),
             proxy: Default::default(),
+            d_addr: Default::default(),
+            d_hit: Default::default(),
+            d_proxy: Default::default(),
+            d_m_hit: (0..n).map(|_| Default::default()).collect(),
+            d_best_hit: Default::default(),
+            d_best_addr: Default::default(),
+            d_words: (0..4).map(|_| Default::default()).collect(),
+            d_net: Default::default(),
+            p_words: (0..4).map(|_| Default::default()).collect(),
+            d_b_hit: Default::default(),
+            d_b_len: Default::default(),
+            d_b_addr: Default::default(),
             ones: Constant::new(!Bits::<128>::default()),
             entry_number: (0..n).map(|i| Constant::new(bits(i as u64))).collect(),
             e_valid: (0..n).map(|_| Default::default()).collect(),
@@ -127,7 +156,19 @@ impl Default for ProxyTable {
 impl Logic for ProxyTable {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r_valid, r_len, r_prefix, r_addr, best_hit, best_index, best_addr);
+        dff_setup!(
+            self,
+            clock,
+            r_valid,
+            r_len,
+            r_prefix,
+            r_addr,
+            best_hit,
+            best_index,
+            best_addr,
+            d_best_hit,
+            d_best_addr
+        );
         for i in 0..PROXY_ENTRIES {
             self.e_valid[i].clock.next = self.clock.val();
             self.e_valid[i].d.next = self.e_valid[i].q.val();
@@ -140,6 +181,7 @@ impl Logic for ProxyTable {
             self.e_addr[i].clock.next = self.clock.val();
             self.e_addr[i].d.next = self.e_addr[i].q.val();
             self.m_hit[i].clock.next = self.clock.val();
+            self.d_m_hit[i].clock.next = self.clock.val();
         }
 
         // The staged entry's mask: its first `len` bits.
@@ -200,6 +242,48 @@ impl Logic for ProxyTable {
         self.hit.next = self.best_hit.q.val();
         self.hit_index.next = self.best_index.q.val();
         self.proxy.next = self.best_addr.q.val();
+
+        // The data-path port: the same two stages. Lane word w holds the
+        // bytes of network word 3 - w, reversed.
+        for w in 0..4 {
+            self.d_words[w].next = (self.d_addr.val().get_bits::<32>(32 * w) >> 24)
+                | ((self.d_addr.val().get_bits::<32>(32 * w) >> 8) & 0xFF00)
+                | ((self.d_addr.val().get_bits::<32>(32 * w) << 8) & 0xFF_0000)
+                | (self.d_addr.val().get_bits::<32>(32 * w) << 24);
+        }
+        self.d_net.next = (bit_cast::<128, 32>(self.d_words[0].val()) << 96)
+            | (bit_cast::<128, 32>(self.d_words[1].val()) << 64)
+            | (bit_cast::<128, 32>(self.d_words[2].val()) << 32)
+            | bit_cast::<128, 32>(self.d_words[3].val());
+        for i in 0..PROXY_ENTRIES {
+            self.d_m_hit[i].d.next = self.e_valid[i].q.val()
+                & ((self.d_net.val() & self.e_mask[i].q.val()) == self.e_prefix[i].q.val());
+        }
+        self.d_b_hit.next = false;
+        self.d_b_len.next = 0.into();
+        self.d_b_addr.next = 0.into();
+        for i in 0..PROXY_ENTRIES {
+            if self.d_m_hit[i].q.val()
+                & (!self.d_b_hit.val() | (self.e_len[i].q.val() > self.d_b_len.val()))
+            {
+                self.d_b_hit.next = true;
+                self.d_b_len.next = self.e_len[i].q.val();
+                self.d_b_addr.next = self.e_addr[i].q.val();
+            }
+        }
+        self.d_best_hit.d.next = self.d_b_hit.val();
+        self.d_best_addr.d.next = self.d_b_addr.val();
+        self.d_hit.next = self.d_best_hit.q.val();
+        for w in 0..4 {
+            self.p_words[w].next = (self.d_best_addr.q.val().get_bits::<32>(96 - 32 * w) >> 24)
+                | ((self.d_best_addr.q.val().get_bits::<32>(96 - 32 * w) >> 8) & 0xFF00)
+                | ((self.d_best_addr.q.val().get_bits::<32>(96 - 32 * w) << 8) & 0xFF_0000)
+                | (self.d_best_addr.q.val().get_bits::<32>(96 - 32 * w) << 24);
+        }
+        self.d_proxy.next = bit_cast::<128, 32>(self.p_words[0].val())
+            | (bit_cast::<128, 32>(self.p_words[1].val()) << 32)
+            | (bit_cast::<128, 32>(self.p_words[2].val()) << 64)
+            | (bit_cast::<128, 32>(self.p_words[3].val()) << 96);
     }
 }
 
