@@ -1144,6 +1144,12 @@ impl Logic for Gateway {
         self.proxy_tr.msg_sip.next = self.proxy_rx.msg_sip.val();
         self.proxy_tr.msg_dip.next = self.proxy_rx.msg_dip.val();
         self.proxy_tr.msg_dqp.next = self.proxy_rx.msg_dqp.val();
+        self.proxy_tr.msg_level.next = self.proxy_rx.msg_level.val();
+        self.proxy_tr.tod.next = self.tod.now.val();
+        self.proxy_tr.sev_action.next = self.csr.values[18].val().get_bits::<2>(22);
+        self.proxy_tr.sev_parameter.next = self.csr.values[18].val().get_bits::<16>(0);
+        self.proxy_tr.resp_fmt_hit.next = self.formats.hit.val();
+        self.proxy_tr.resp_fmt.next = self.formats.format.val();
         self.proxy_tr.dom0_prefix.next = self.fcn_rx.dom0_prefix.val();
         self.proxy_tr.dom0_len.next = self.fcn_rx.dom0_len.val();
         self.proxy_tr.dom0_valid.next = self.fcn_rx.dom0_valid.val();
@@ -1650,8 +1656,12 @@ impl Logic for Gateway {
             self.formats.format_code[i].next = self.csr.values[100 + 5 * i].val().get_bits::<2>(1);
             self.formats.prefix_len[i].next = self.csr.values[100 + 5 * i].val().get_bits::<8>(8);
         }
-        self.formats.addr_valid.next = self.data_req.val();
+        // The proxy's flow-table reads (PX-02) look their sender up too.
+        self.formats.addr_valid.next = self.data_req.val() | self.proxy_req.val();
         self.formats.addr.next = self.dc_hdr.src_ip.val();
+        if !self.data_req.val() {
+            self.formats.addr.next = self.proxy_tr.rd_sip.val();
+        }
         self.lh.res_fmt_hit.next = self.formats.hit.val();
         self.lh.res_fmt.next = self.formats.format.val();
         // PX-01: the prefix -> proxy table's data port looks the sender up
@@ -1927,7 +1937,11 @@ impl Logic for Gateway {
                 self.builder.job_dqp.next = self.fcn_tr.job_dqp.val();
                 self.builder.job_flow_label.next = 0.into();
                 if !self.fcn_tr.job_valid.val() {
-                    // PX-02: the proxy's standard CNP, built alike.
+                    // PX-02: the proxy's standard CNP, built alike, or
+                    // the Long-haul CNP the format table names.
+                    self.builder.job_kind.next = self.proxy_tr.job_kind.val();
+                    self.builder.job_body.next = self.proxy_tr.job_body.val();
+                    self.builder.job_timestamp.next = self.proxy_tr.job_timestamp.val();
                     self.builder.job_ipv6.next = self.proxy_tr.job_ipv6.val();
                     self.builder.job_dst_ip.next = self.proxy_tr.job_dst_ip.val();
                     self.builder.job_src_ip.next = self.gw_ipv4.val();

@@ -186,9 +186,6 @@ pub fn lint_waivers() -> String {
         // a 48-byte window of the 256 bytes it shifts.
         "cn_ip",
         "cn_shifted",
-        // The CN level is not carried by a standard CNP (the proxy's only
-        // notification so far).
-        "proxy_rx$msg_level",
         // The prefix -> proxy table's CSR probe shows its hit and index;
         // the data path takes the proxy from the second port (`d_proxy`).
         "proxy_table$proxy",

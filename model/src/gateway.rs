@@ -989,7 +989,7 @@ impl GatewayModel {
                 let flows = &self.flows;
                 let flow = |key: &FlowKey| flows.get(key).map(|v| v.sqp);
                 self.proxy_rx
-                    .received(&msg, clock, flow, &mut self.registers);
+                    .received(&msg, clock, flow, &self.lh, &mut self.registers);
                 return ModelOutput {
                     parsed,
                     emitted: Vec::new(),

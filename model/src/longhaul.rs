@@ -136,6 +136,17 @@ pub fn notify_format(sender: Ipv6Addr, regs: &dyn Registers) -> NotifyFormat {
     }
 }
 
+/// PX-02: the format a proxy notifies `sender` in: the format table's
+/// entry only (a standard CNP without one, and for an IPv4 sender the
+/// ICMPv6 format cannot reach).
+pub fn proxy_format(sender: Ipv6Addr, regs: &dyn Registers) -> NotifyFormat {
+    match format_table_match(&sender.octets(), regs) {
+        Some((_, 1)) => NotifyFormat::LonghaulRocev2,
+        Some((_, 2)) if sender.to_ipv4_mapped().is_none() => NotifyFormat::LonghaulIcmpv6,
+        _ => NotifyFormat::Cnp,
+    }
+}
+
 /// A notification the model expects, with the clock it was decided in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Notification {
@@ -311,6 +322,57 @@ impl LonghaulModel {
     /// The time of day in clock `k` after reset.
     fn tod(&self, k: u64, r: &dyn Registers) -> u64 {
         time_of_day(k, r.reg(offset::LH_TOD_INCREMENT), self.tod_base)
+    }
+
+    /// PX-02: the proxy's Long-haul CNP to `sender` (its source QP `sqp`)
+    /// in `format`, for a CN message of congestion level `level` decided in
+    /// absolute clock `clock`: to `FCN_CNP_MAC` with the default P_Key, the
+    /// action and parameter of `LH_SEV0_ACTION`, no metric (the proxy does
+    /// not see the queue), extension objects as configured.
+    pub fn proxy_frame(
+        &self,
+        sender: [u8; 16],
+        sqp: u32,
+        level: u8,
+        format: NotifyFormat,
+        clock: u64,
+        r: &dyn Registers,
+    ) -> Frame {
+        let k = clock.saturating_sub(self.reset_clock);
+        let sender = Ipv6Addr::from(sender);
+        let env = match sender.to_ipv4_mapped() {
+            Some(v4) => Envelope::ipv4(Ipv4Addr::from(r.reg(offset::GW_IPV4)), v4),
+            None => Envelope::ipv6(gw_ipv6(r), sender),
+        };
+        let mac = mac_registers(r, offset::FCN_CNP_MAC_HI, offset::FCN_CNP_MAC_LO);
+        let env = env
+            .with_macs(gw_mac(r), mac)
+            .with_dscp((r.reg(offset::NOTIFY_DSCP) & 0x3F) as u8);
+        let action = r.reg(offset::LH_SEV0_ACTION);
+        let cnp = LonghaulCnp {
+            body: LonghaulBody {
+                congestion_level: level & 7,
+                action: Action::from_flags(((action >> 22) as u8 & 3) << 6),
+                parameter: action as u16,
+                source_qp: sqp,
+                metric_type: 0,
+                metric_value: 0,
+            },
+            extension: extension(r, self.tod(k, r)),
+        };
+        let data = match format {
+            NotifyFormat::LonghaulRocev2 => {
+                let lh = LonghaulRocev2::new(sqp, cnp);
+                lh.to_frame(&env).to_bytes()
+            }
+            NotifyFormat::LonghaulIcmpv6 => {
+                let mut m = LonghaulIcmpv6::new(cnp);
+                m.icmp_type = (r.reg(offset::LH_ICMPV6_TYPE) & 0xFF) as u8;
+                m.to_frame(&env).expect("an IPv6 envelope").to_bytes()
+            }
+            NotifyFormat::Cnp => crate::fcn_rx::translated_cnp(sender.octets(), sqp, r),
+        };
+        Frame::new(data)
     }
 
     /// Tokens at clock `k` (refills since the last event added, capped).

@@ -30,7 +30,9 @@
 //! The flow {SIP, DIP, DQP} is then looked up: absent
 //! (`PROXY_RX_UNKNOWN_FLOW`), without a source QP (`PROXY_RX_NO_SQP`), else
 //! the standard CNP of [`crate::fcn_rx::translated_cnp`] to the flow's
-//! sender, counted in `PROXY_RX_CNP_SENT`. As for Fast CNPs, the model
+//! sender — or the Long-haul CNP the LH-15 format table names for it
+//! ([`crate::longhaul::proxy_format`], [`crate::longhaul::LonghaulModel::proxy_frame`]) —
+//! counted in `PROXY_RX_CNP_SENT`. As for Fast CNPs, the model
 //! assumes the translation's slots never fill (`PROXY_RX_QUEUE_DROPS`
 //! stays 0) and that the flow does not change between the decision and the
 //! look-up.
@@ -162,6 +164,7 @@ impl ProxyRxModel {
         msg: &Received,
         header_clock: u64,
         flow: impl Fn(&FlowKey) -> Option<Option<u32>>,
+        lh: &crate::longhaul::LonghaulModel,
         regs: &mut dyn RegistersMut,
     ) {
         if self
@@ -213,7 +216,11 @@ impl ProxyRxModel {
             regs.count(offset::PROXY_RX_NO_SQP);
             return;
         };
-        let frame = crate::fcn_rx::translated_cnp(req.key.sip.to_be_bytes(), sqp, r);
+        let sender = req.key.sip.to_be_bytes();
+        let format = crate::longhaul::proxy_format(sender.into(), r);
+        let frame = lh
+            .proxy_frame(sender, sqp, req.level, format, clock, r)
+            .data;
         regs.count(offset::PROXY_RX_CNP_SENT);
         crate::longhaul::count_sent(regs);
         self.pending.push(Notification {

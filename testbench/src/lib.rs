@@ -7,6 +7,7 @@ pub mod marker_clock;
 pub mod pause;
 pub mod scheduled;
 pub mod scoreboard;
+pub mod setup;
 pub mod traffic;
 
 pub use bench::{event, AcceptedFrame, Bench, BenchError, OutputFrame, ParsedAt};

@@ -16,9 +16,10 @@ use cngw_packet::fast_cnp::{FastCnp, DEFAULT_UDP_PORT};
 use cngw_packet::flow_key::FlowKey;
 use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
 use cngw_packet::RoceFrameBuilder;
-use cngw_regmap::{fcn_control, fcn_rx_dom_control, feature, flow_command, offset};
+use cngw_regmap::{fcn_control, fcn_rx_dom_control, feature, offset};
 use cngw_sim::Gateway;
 use cngw_testbench::scheduled::{check_scheduled, Schedule, ScheduledCapture};
+use cngw_testbench::setup::{both, insert_static_flow, words};
 use cngw_testbench::traffic::random_mix;
 use cngw_testbench::StreamOptions;
 use rand::rngs::StdRng;
@@ -37,24 +38,15 @@ const NODE_C: Ipv6Addr = Ipv6Addr::new(0xfd00, 0xc, 0, 0, 0, 0, 0, 7);
 const NODE_E: Ipv6Addr = Ipv6Addr::new(0xfd00, 0xe, 1, 0, 0, 0, 0, 9);
 const OUTSIDER: Ipv6Addr = Ipv6Addr::new(0xfd00, 0xe, 2, 0, 0, 0, 0, 9);
 
-fn both(gw: &mut Gateway, m: &mut GatewayModel, off: u32, v: u32) {
-    gw.csr_write(off, v).unwrap();
-    assert!(m.write_register(off, v), "{off:#x}");
-}
-
-fn words(a: [u8; 16]) -> [u32; 4] {
-    std::array::from_fn(|i| u32::from_be_bytes(a[4 * i..4 * i + 4].try_into().unwrap()))
-}
-
 /// A gateway and a model as an ingress PE with the receive-side bucket
 /// `bucket` (refill clocks, depth); `fcn` and `features` written last.
 fn setup(bucket: (u32, u32), fcn: u32, features: u32) -> (Gateway, GatewayModel) {
     let mut gw = Gateway::new();
     let mut m = GatewayModel::new();
     m.set_reset_clock(gw.reset_released_at());
-    let pe = words(PE6.octets());
-    let c = words(NODE_C.octets());
-    let e = words(NODE_E.octets());
+    let pe = words(u128::from(PE6));
+    let c = words(u128::from(NODE_C));
+    let e = words(u128::from(NODE_E));
     for (off, v) in [
         (offset::GW_IPV6_0, pe[0]),
         (offset::GW_IPV6_1, pe[1]),
@@ -236,32 +228,7 @@ fn learn_flows(gw: &mut Gateway, m: &mut GatewayModel, keys: &[FlowKey]) {
     };
     check_scheduled(gw, m, &schedule, StreamOptions::line_rate()).unwrap_or_else(|e| panic!("{e}"));
     for (i, k) in keys.iter().enumerate().filter(|(i, _)| i % 4 != 3) {
-        for (w, off) in [
-            offset::FLOW_SIP_0,
-            offset::FLOW_SIP_1,
-            offset::FLOW_SIP_2,
-            offset::FLOW_SIP_3,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            both(gw, m, off, (k.sip >> (96 - 32 * w)) as u32);
-        }
-        for (w, off) in [
-            offset::FLOW_DIP_0,
-            offset::FLOW_DIP_1,
-            offset::FLOW_DIP_2,
-            offset::FLOW_DIP_3,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            both(gw, m, off, (k.dip >> (96 - 32 * w)) as u32);
-        }
-        both(gw, m, offset::FLOW_DQP, k.dqp);
-        both(gw, m, offset::FLOW_SQP, 0x5000 + i as u32);
-        both(gw, m, offset::FLOW_COMMAND, flow_command::INSERT_STATIC);
-        gw.run(20);
+        insert_static_flow(gw, m, k, 0x5000 + i as u32);
     }
 }
 

@@ -19,9 +19,10 @@ use cngw_packet::flow_key::FlowKey;
 use cngw_packet::proxy_cn::{FiveTuple, ProxyCnMessage, DEFAULT_UDP_PORT};
 use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
 use cngw_packet::RoceFrameBuilder;
-use cngw_regmap::{fcn_rx_dom_control, feature, flow_command, offset, proxy, tunnel_control};
+use cngw_regmap::{fcn_rx_dom_control, feature, offset, proxy, tunnel_control};
 use cngw_sim::Gateway;
 use cngw_testbench::scheduled::{check_scheduled, Schedule, ScheduledCapture};
+use cngw_testbench::setup::{both, insert_static_flow, words};
 use cngw_testbench::StreamOptions;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -41,15 +42,6 @@ const NODE4: Ipv4Addr = Ipv4Addr::new(198, 51, 100, 7);
 const OUTSIDER6: Ipv6Addr = Ipv6Addr::new(0xfd00, 0xe, 2, 0, 0, 0, 0, 9);
 const OUTSIDER4: Ipv4Addr = Ipv4Addr::new(203, 0, 113, 9);
 
-fn both(gw: &mut Gateway, m: &mut GatewayModel, off: u32, v: u32) {
-    gw.csr_write(off, v).unwrap();
-    assert!(m.write_register(off, v), "{off:#x}");
-}
-
-fn words(a: [u8; 16]) -> [u32; 4] {
-    std::array::from_fn(|i| u32::from_be_bytes(a[4 * i..4 * i + 4].try_into().unwrap()))
-}
-
 /// A gateway and a model as a proxy with border filtering on and the
 /// receive bucket `bucket` (refill clocks, 0 for none; depth); `control`
 /// and `features` written last.
@@ -57,9 +49,9 @@ fn setup(bucket: (u32, u32), control: u32, features: u32) -> (Gateway, GatewayMo
     let mut gw = Gateway::new();
     let mut m = GatewayModel::new();
     m.set_reset_clock(gw.reset_released_at());
-    let g = words(GW6.octets());
-    let c = words(NODE6.octets());
-    let v4 = words(NODE4.to_ipv6_mapped().octets());
+    let g = words(GW6.into());
+    let c = words(NODE6.into());
+    let v4 = words(NODE4.to_ipv6_mapped().into());
     for (off, v) in [
         (offset::GW_IPV6_0, g[0]),
         (offset::GW_IPV6_1, g[1]),
@@ -135,16 +127,7 @@ fn learn_flows(gw: &mut Gateway, m: &mut GatewayModel, keys: &[FlowKey]) {
     };
     check_scheduled(gw, m, &schedule, StreamOptions::line_rate()).unwrap_or_else(|e| panic!("{e}"));
     for (i, k) in keys.iter().enumerate().filter(|(i, _)| i % 4 != 3) {
-        let sip = k.sip.to_be_bytes();
-        let dip = k.dip.to_be_bytes();
-        for w in 0..4 {
-            both(gw, m, offset::FLOW_SIP_0 + 4 * w as u32, words(sip)[w]);
-            both(gw, m, offset::FLOW_DIP_0 + 4 * w as u32, words(dip)[w]);
-        }
-        both(gw, m, offset::FLOW_DQP, k.dqp);
-        both(gw, m, offset::FLOW_SQP, 0x7000 + i as u32);
-        both(gw, m, offset::FLOW_COMMAND, flow_command::INSERT_STATIC);
-        gw.run(20);
+        insert_static_flow(gw, m, k, 0x7000 + i as u32);
     }
 }
 
@@ -467,5 +450,138 @@ fn px_04_cn_messages_pass_unless_the_proxy_is_on() {
         assert_eq!(run.capture.outputs[&OutPort::DcTx].len(), 10);
         assert_eq!(m.read_register(offset::PROXY_RX_RECEIVED), Some(0));
         assert_eq!(m.read_register(offset::PROXY_RX_CNP_SENT), Some(0));
+    }
+}
+
+/// PX-02 with LH-15: the proxy sends a Long-haul CNP where the format
+/// table says the sender takes one (RoCEv2 format for 10.1.0.0/16, ICMPv6
+/// format for fd00:1::/32, a standard CNP for the one IPv4 sender a longer
+/// entry sends back to it), carrying the CN message's level,
+/// `LH_SEV0_ACTION`'s action and parameter, the sender's QP, no metric,
+/// and the extension objects with the time of day of its decision. RTL
+/// against model with random idle and backpressure; the packet crate reads
+/// every notification and scapy checks its ICRC and checksums.
+#[test]
+fn px_02_the_format_table_gives_capable_senders_a_long_haul_cnp() {
+    use cngw_packet::cnp::Cnp;
+    use cngw_packet::longhaul_icmpv6::LonghaulIcmpv6;
+    use cngw_packet::longhaul_rocev2::LonghaulRocev2;
+    use cngw_regmap::{ext_control, format_control, tod_control};
+    let (mut gw, mut m) = setup((0, 8), proxy::ENABLE | proxy::FILTER, feature::PROXY_CN);
+    let mut rng = StdRng::seed_from_u64(21);
+    let keys = flow_keys(&mut rng, 9);
+    learn_flows(&mut gw, &mut m, &keys);
+    let first = Ipv6Addr::from(keys[0].sip);
+    let entries: [(Ipv6Addr, u32, u32); 3] = [
+        (Ipv4Addr::new(10, 1, 0, 0).to_ipv6_mapped(), 96 + 16, 1),
+        (Ipv6Addr::new(0xfd00, 1, 0, 0, 0, 0, 0, 0), 32, 2),
+        (first, 128, 0),
+    ];
+    for (i, (prefix, len, format)) in entries.into_iter().enumerate() {
+        let base = format_control::STRIDE * i as u32;
+        for (w, word) in words(prefix.into()).into_iter().enumerate() {
+            both(
+                &mut gw,
+                &mut m,
+                offset::LH_FORMAT0_PREFIX_0 + base + 4 * w as u32,
+                word,
+            );
+        }
+        both(
+            &mut gw,
+            &mut m,
+            offset::LH_FORMAT0_CONTROL + base,
+            format_control::VALID
+                | format << format_control::FORMAT_LSB
+                | len << format_control::PREFIX_LEN_LSB,
+        );
+    }
+    let action = 0x4000_0000 | 2 << 22 | 0x1234;
+    for (off, v) in [
+        (offset::LH_SEV0_ACTION, action),
+        (
+            offset::LH_EXT_CONTROL,
+            ext_control::TIMESTAMP
+                | ext_control::DEVICE_ID
+                | 200 << ext_control::CLASS_NUM_LSB
+                | 4 << ext_control::DEVICE_ID_LEN_LSB,
+        ),
+        (offset::LH_EXT_DEVICE_ID_0, 0x0a0b_0c0d),
+        (offset::LH_TOD_INCREMENT, 0x3000_0000),
+        (offset::LH_TOD_BASE_SECONDS, 0xE000_0000),
+        (offset::LH_TOD_BASE_FRACTION, 0x1234_5678),
+        (offset::LH_TOD_CONTROL, tod_control::SET),
+    ] {
+        both(&mut gw, &mut m, off, v);
+    }
+    gw.run(20);
+    let mut sent = Vec::new();
+    let wan = (0..40u64)
+        .map(|i| {
+            let key = keys[rng.gen_range(0..keys.len())];
+            let level = rng.gen_range(0..8u8);
+            sent.push((key, level));
+            (
+                i * 100,
+                Frame::new(cn_message(
+                    &key,
+                    Kind::Good,
+                    rng.gen_bool(0.5),
+                    level,
+                    &mut rng,
+                )),
+            )
+        })
+        .collect();
+    let schedule = Schedule {
+        inputs: vec![(InPort::WanRx, wan)],
+        depth_steps: Vec::new(),
+        end_cycle: None,
+    };
+    let run = check_scheduled(
+        &mut gw,
+        &mut m,
+        &schedule,
+        StreamOptions::random(0.2, 0.3, 21),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let expected: Vec<_> = sent
+        .iter()
+        .filter(|(k, _)| keys.iter().position(|x| x == k).unwrap() % 4 != 3)
+        .collect();
+    let frames = cnps(&run);
+    assert_eq!(frames.len(), expected.len());
+    let mut kinds = [0usize; 3];
+    for (f, (key, level)) in frames.iter().zip(&expected) {
+        let i = keys.iter().position(|x| x == key).unwrap();
+        let sqp = 0x7000 + i as u32;
+        let sender = Ipv6Addr::from(key.sip);
+        let parsed = cngw_packet::Frame::parse(f).unwrap();
+        let body = if let Ok(lh) = LonghaulRocev2::from_frame(&parsed) {
+            assert!(sender.to_ipv4_mapped().is_some() && i != 0, "{sender}");
+            kinds[1] += 1;
+            lh.cnp
+        } else if let Ok(lh) = LonghaulIcmpv6::from_frame(&parsed, 200) {
+            assert!(sender.to_ipv4_mapped().is_none(), "{sender}");
+            kinds[2] += 1;
+            lh.cnp
+        } else {
+            let cnp = Cnp::from_frame(&parsed).expect("a standard CNP");
+            assert_eq!(i, 0, "only the sender the /128 entry names");
+            assert_eq!(cnp.dest_qp, sqp);
+            kinds[0] += 1;
+            continue;
+        };
+        assert_eq!(body.body.congestion_level, *level);
+        assert_eq!(body.body.source_qp, sqp);
+        assert_eq!(body.body.parameter, 0x1234);
+        assert_eq!(body.body.metric_type, 0);
+        assert!(body.extension.is_some());
+    }
+    assert!(kinds.iter().all(|&n| n > 0), "{kinds:?}");
+    if let Some(dissected) = dissect(&frames) {
+        for f in &dissected {
+            assert_checksums_ok(f);
+        }
     }
 }

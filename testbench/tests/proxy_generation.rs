@@ -17,9 +17,10 @@ use cngw_packet::flow_key::FlowKey;
 use cngw_packet::proxy_cn::{FiveTuple, ProxyCnMessage, DEFAULT_UDP_PORT};
 use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
 use cngw_packet::RoceFrameBuilder;
-use cngw_regmap::{fcn_rx_dom_control, feature, flow_command, offset, proxy};
+use cngw_regmap::{fcn_rx_dom_control, feature, offset, proxy};
 use cngw_sim::Gateway;
 use cngw_testbench::scheduled::{check_scheduled, DepthStep, Schedule, ScheduledCapture};
+use cngw_testbench::setup::{both, insert_static_flow, words};
 use cngw_testbench::StreamOptions;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -34,15 +35,6 @@ const P6: Ipv6Addr = Ipv6Addr::new(0xfd00, 0xa, 0, 0, 0, 0, 0, 0x10);
 const P4: Ipv4Addr = Ipv4Addr::new(192, 0, 2, 10);
 const OUTSIDE4: Ipv4Addr = Ipv4Addr::new(203, 0, 113, 5);
 const LEVEL: u32 = 5;
-
-fn both(gw: &mut Gateway, m: &mut GatewayModel, off: u32, v: u32) {
-    gw.csr_write(off, v).unwrap();
-    assert!(m.write_register(off, v), "{off:#x}");
-}
-
-fn words(a: [u8; 16]) -> [u32; 4] {
-    std::array::from_fn(|i| u32::from_be_bytes(a[4 * i..4 * i + 4].try_into().unwrap()))
-}
 
 fn mapped(a: IpAddr) -> Ipv6Addr {
     match a {
@@ -135,27 +127,15 @@ fn data_frame(f: &Flow, psn: u32, payload: usize) -> Vec<u8> {
         .build()
 }
 
-fn insert_flow(gw: &mut Gateway, m: &mut GatewayModel, f: &Flow) {
-    let (sip, dip) = (f.key.sip.to_be_bytes(), f.key.dip.to_be_bytes());
-    for w in 0..4 {
-        both(gw, m, offset::FLOW_SIP_0 + 4 * w as u32, words(sip)[w]);
-        both(gw, m, offset::FLOW_DIP_0 + 4 * w as u32, words(dip)[w]);
-    }
-    both(gw, m, offset::FLOW_DQP, f.key.dqp);
-    both(gw, m, offset::FLOW_SQP, f.sqp);
-    both(gw, m, offset::FLOW_COMMAND, flow_command::INSERT_STATIC);
-    gw.run(20);
-}
-
 /// Gateway A: congested-node configuration, the table, the flows;
 /// `control` and the generating bucket as given.
 fn gateway_a(control: u32, bucket: (u32, u32)) -> (Gateway, GatewayModel) {
     let mut gw = Gateway::new();
     let mut m = GatewayModel::new();
     m.set_reset_clock(gw.reset_released_at());
-    let a6 = words(A6.octets());
-    let dom6 = words(P6.octets());
-    let dom4 = words(Ipv4Addr::new(192, 0, 2, 0).to_ipv6_mapped().octets());
+    let a6 = words(u128::from(A6));
+    let dom6 = words(u128::from(P6));
+    let dom4 = words(u128::from(Ipv4Addr::new(192, 0, 2, 0).to_ipv6_mapped()));
     for (off, v) in [
         (offset::PORT0_K_MAX_BYTES, 125_000_000),
         (offset::PORT0_K_MIN_BYTES, 62_500_000),
@@ -194,8 +174,8 @@ fn gateway_a(control: u32, bucket: (u32, u32)) -> (Gateway, GatewayModel) {
         both(&mut gw, &mut m, off, v);
     }
     for (i, (prefix, len, proxy_addr)) in table().into_iter().enumerate() {
-        let p = words(mapped(prefix).octets());
-        let a = words(mapped(proxy_addr).octets());
+        let p = words(u128::from(mapped(prefix)));
+        let a = words(u128::from(mapped(proxy_addr)));
         for w in 0..4 {
             both(
                 &mut gw,
@@ -220,7 +200,7 @@ fn gateway_a(control: u32, bucket: (u32, u32)) -> (Gateway, GatewayModel) {
         both(&mut gw, &mut m, offset::PROXY_ENTRY_COMMAND, proxy::COMMIT);
     }
     for f in &flows() {
-        insert_flow(&mut gw, &mut m, f);
+        insert_static_flow(&mut gw, &mut m, &f.key, f.sqp);
     }
     both(&mut gw, &mut m, offset::PROXY_CONTROL, control);
     both(
@@ -397,9 +377,9 @@ fn proxy_b_answers(msgs: &[Vec<u8>]) {
     let mut gw = Gateway::new();
     let mut m = GatewayModel::new();
     m.set_reset_clock(gw.reset_released_at());
-    let p6 = words(P6.octets());
-    let a6 = words(A6.octets());
-    let a4 = words(Ipv4Addr::new(198, 51, 100, 0).to_ipv6_mapped().octets());
+    let p6 = words(u128::from(P6));
+    let a6 = words(u128::from(A6));
+    let a4 = words(u128::from(Ipv4Addr::new(198, 51, 100, 0).to_ipv6_mapped()));
     for (off, v) in [
         (offset::GW_IPV6_0, p6[0]),
         (offset::GW_IPV6_1, p6[1]),
@@ -429,7 +409,7 @@ fn proxy_b_answers(msgs: &[Vec<u8>]) {
     }
     let fl = flows();
     for f in &fl {
-        insert_flow(&mut gw, &mut m, f);
+        insert_static_flow(&mut gw, &mut m, &f.key, f.sqp);
     }
     both(
         &mut gw,

@@ -7,22 +7,9 @@
 use cngw_model::GatewayModel;
 use cngw_regmap::{offset, proxy};
 use cngw_sim::Gateway;
+use cngw_testbench::setup::{both, words};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-
-fn both(gw: &mut Gateway, m: &mut GatewayModel, off: u32, v: u32) {
-    gw.csr_write(off, v).unwrap();
-    assert!(m.write_register(off, v), "{off:#x}");
-}
-
-fn words(v: u128) -> [u32; 4] {
-    [
-        (v >> 96) as u32,
-        (v >> 64) as u32,
-        (v >> 32) as u32,
-        v as u32,
-    ]
-}
 
 /// A random address: IPv4-mapped half the time, from a few /8s so that
 /// prefixes nest and collide.

@@ -71,9 +71,10 @@
 //! of the two addresses (registered); the pulse's outputs are a 9-word sum
 //! and the two 128-bit prefix compares on registers.
 
+use crate::px::PrefixMatch;
 use rust_hdl::prelude::*;
 
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct FastCnpReceiver {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -152,78 +153,7 @@ pub struct FastCnpReceiver {
     sum: Signal<Local, Bits<24>>,
     fold: Signal<Local, Bits<24>>,
     /// Bit `n` set for the first `domN_len` address bits (network order).
-    therm0: Signal<Local, Bits<128>>,
-    therm1: Signal<Local, Bits<128>>,
-    miss0: Signal<Local, Bit>,
-    miss1: Signal<Local, Bit>,
-    all_ones: Constant<Bits<128>>,
-}
-
-impl Default for FastCnpReceiver {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            tdata: Default::default(),
-            tkeep: Default::default(),
-            tlast: Default::default(),
-            tvalid: Default::default(),
-            tready: Default::default(),
-            enable: Default::default(),
-            gw_ipv6: Default::default(),
-            udp_port: Default::default(),
-            dom0_prefix: Default::default(),
-            dom0_len: Default::default(),
-            dom0_valid: Default::default(),
-            dom1_prefix: Default::default(),
-            dom1_len: Default::default(),
-            dom1_valid: Default::default(),
-            claim: Default::default(),
-            msg_valid: Default::default(),
-            msg_src: Default::default(),
-            msg_label: Default::default(),
-            msg_level: Default::default(),
-            msg_well_formed: Default::default(),
-            msg_checksum_ok: Default::default(),
-            msg_in_domain: Default::default(),
-            beat: Default::default(),
-            tracking: Default::default(),
-            done: Default::default(),
-            r_vlan: Default::default(),
-            r_src: Default::default(),
-            r_addr_sum: Default::default(),
-            r_udp_a: Default::default(),
-            r_udp_b: Default::default(),
-            r_len_ok: Default::default(),
-            r_beat1: Default::default(),
-            r_complete: Default::default(),
-            transfer: Default::default(),
-            first: Default::default(),
-            vlan: Default::default(),
-            ethertype_lanes: Default::default(),
-            version: Default::default(),
-            payload_len_lanes: Default::default(),
-            next_header: Default::default(),
-            src: Default::default(),
-            dst: Default::default(),
-            udp_a: Default::default(),
-            udp_b: Default::default(),
-            port_lanes: Default::default(),
-            is_fast_cnp: Default::default(),
-            claimed: Default::default(),
-            lane_word: Default::default(),
-            word: Default::default(),
-            addr_sum: Default::default(),
-            datagram: Default::default(),
-            sum: Default::default(),
-            fold: Default::default(),
-            therm0: Default::default(),
-            therm1: Default::default(),
-            miss0: Default::default(),
-            miss1: Default::default(),
-            all_ones: Constant::new(!Bits::<128>::default()),
-        }
-    }
+    dom: PrefixMatch,
 }
 
 impl Logic for FastCnpReceiver {
@@ -335,19 +265,14 @@ impl Logic for FastCnpReceiver {
         self.fold.next = (self.sum.val() & 0xffff) + (self.sum.val() >> 16);
         self.fold.next = (self.fold.val() & 0xffff) + (self.fold.val() >> 16);
 
-        // Domain prefixes: address bit n (network order) is lane bit n ^ 7.
-        self.therm0.next = !(self.all_ones.val() << self.dom0_len.val());
-        self.therm1.next = !(self.all_ones.val() << self.dom1_len.val());
-        self.miss0.next = false;
-        self.miss1.next = false;
-        for i in 0..128 {
-            self.miss0.next = self.miss0.val()
-                | ((self.r_src.q.val().get_bit(i) ^ self.dom0_prefix.val().get_bit(i))
-                    & self.therm0.val().get_bit(i ^ 7));
-            self.miss1.next = self.miss1.val()
-                | ((self.r_src.q.val().get_bit(i) ^ self.dom1_prefix.val().get_bit(i))
-                    & self.therm1.val().get_bit(i ^ 7));
-        }
+        // Domain prefixes (PX-04, FCN-06).
+        self.dom.addr.next = self.r_src.q.val();
+        self.dom.dom0_prefix.next = self.dom0_prefix.val();
+        self.dom.dom0_len.next = self.dom0_len.val();
+        self.dom.dom0_valid.next = self.dom0_valid.val();
+        self.dom.dom1_prefix.next = self.dom1_prefix.val();
+        self.dom.dom1_len.next = self.dom1_len.val();
+        self.dom.dom1_valid.next = self.dom1_valid.val();
 
         self.msg_valid.next = self.done.q.val();
         self.msg_src.next = self.r_src.q.val();
@@ -361,8 +286,7 @@ impl Logic for FastCnpReceiver {
         self.msg_checksum_ok.next = self.r_complete.q.val()
             & (self.datagram.val().get_bits::<16>(48) != 0)
             & (self.fold.val() == 0xffff);
-        self.msg_in_domain.next = (self.dom0_valid.val() & !self.miss0.val())
-            | (self.dom1_valid.val() & !self.miss1.val());
+        self.msg_in_domain.next = self.dom.in_domain.val();
 
         if self.reset.val() {
             self.beat.d.next = 0.into();

@@ -28,9 +28,15 @@
 //!
 //! An answer: no entry (`resp_hit` low) -> `unknown_flow`; no source QP ->
 //! `no_sqp`; otherwise a job (destination the flow's source address, DQP
-//! its source QP, `job_ipv6` unless IPv4-mapped) and `cnp_sent`.
+//! its source QP, `job_ipv6` unless IPv4-mapped) and `cnp_sent`. The job's
+//! kind is the LH-15 format table's answer for the sender (`resp_fmt_*`,
+//! looked up with the read): a standard CNP without an entry, else the
+//! entry's format (the ICMPv6 one never to an IPv4 sender); a Long-haul
+//! body carries the message's level, `sev_action` and `sev_parameter`,
+//! the source QP and no metric, its timestamp the `tod` of the decision.
 
 use crate::notify::TokenBucket;
+use crate::px::PrefixMatch;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -45,6 +51,15 @@ pub struct ProxyTranslator {
     pub msg_sip: Signal<In, Bits<128>>,
     pub msg_dip: Signal<In, Bits<128>>,
     pub msg_dqp: Signal<In, Bits<24>>,
+    /// The CN message's congestion level (0..7).
+    pub msg_level: Signal<In, Bits<3>>,
+    /// Time of day (NTP): a Long-haul CNP's timestamp object carries that
+    /// of the clock its message is decided in.
+    pub tod: Signal<In, Bits<64>>,
+    /// `LH_SEV0_ACTION`'s action (bits 23..22) and parameter (15..0): a
+    /// Long-haul CNP's.
+    pub sev_action: Signal<In, Bits<2>>,
+    pub sev_parameter: Signal<In, Bits<16>>,
     pub dom0_prefix: Signal<In, Bits<128>>,
     pub dom0_len: Signal<In, Bits<8>>,
     pub dom0_valid: Signal<In, Bit>,
@@ -64,11 +79,18 @@ pub struct ProxyTranslator {
     pub resp_sqp_valid: Signal<In, Bit>,
     pub resp_sqp: Signal<In, Bits<24>>,
     pub resp_sip: Signal<In, Bits<128>>,
+    /// LH-15: the format table's answer for the flow's sender.
+    pub resp_fmt_hit: Signal<In, Bit>,
+    pub resp_fmt: Signal<In, Bits<2>>,
     pub job_valid: Signal<Out, Bit>,
     pub job_ready: Signal<In, Bit>,
     pub job_dst_ip: Signal<Out, Bits<128>>,
     pub job_dqp: Signal<Out, Bits<24>>,
     pub job_ipv6: Signal<Out, Bit>,
+    /// 0 standard CNP, 1 Long-haul RoCEv2, 2 Long-haul ICMPv6 format.
+    pub job_kind: Signal<Out, Bits<2>>,
+    pub job_body: Signal<Out, Bits<96>>,
+    pub job_timestamp: Signal<Out, Bits<64>>,
     pub cnp_sent: Signal<Out, Bits<32>>,
     pub malformed: Signal<Out, Bits<32>>,
     pub out_of_domain: Signal<Out, Bits<32>>,
@@ -84,22 +106,24 @@ pub struct ProxyTranslator {
     r_sip: DFF<Bits<128>>,
     r_dip: DFF<Bits<128>>,
     r_dqp: DFF<Bits<24>>,
-    /// Job slots: 0 is the head; each {sqp [151:128], sip [127:0]}.
-    job0: DFF<Bits<152>>,
-    job1: DFF<Bits<152>>,
+    r_level: DFF<Bits<3>>,
+    r_tod: DFF<Bits<64>>,
+    /// Job slots: 0 is the head; each {tod [220:157], level [156:154],
+    /// kind [153:152], sqp [151:128], sip [127:0]}.
+    job0: DFF<Bits<221>>,
+    job1: DFF<Bits<221>>,
     jobs: DFF<Bits<2>>,
     bucket: TokenBucket,
+    dom: PrefixMatch,
     counts: Vec<DFF<Bits<32>>>,
     push: Signal<Local, Bit>,
     push_job: Signal<Local, Bit>,
     pop_job: Signal<Local, Bit>,
-    job_in: Signal<Local, Bits<152>>,
-    therm0: Signal<Local, Bits<128>>,
-    therm1: Signal<Local, Bits<128>>,
-    miss0: Signal<Local, Bit>,
-    miss1: Signal<Local, Bit>,
+    job_in: Signal<Local, Bits<221>>,
+    kind: Signal<Local, Bits<2>>,
+    sqp_lanes: Signal<Local, Bits<32>>,
+    param_lanes: Signal<Local, Bits<16>>,
     in_domain: Signal<Local, Bit>,
-    all_ones: Constant<Bits<128>>,
 }
 
 /// `counts`: 0 sent, 1 malformed, 2 out of domain, 3 not RoCEv2, 4 no BTH,
@@ -117,6 +141,10 @@ impl Default for ProxyTranslator {
             msg_sip: Default::default(),
             msg_dip: Default::default(),
             msg_dqp: Default::default(),
+            msg_level: Default::default(),
+            tod: Default::default(),
+            sev_action: Default::default(),
+            sev_parameter: Default::default(),
             dom0_prefix: Default::default(),
             dom0_len: Default::default(),
             dom0_valid: Default::default(),
@@ -136,11 +164,16 @@ impl Default for ProxyTranslator {
             resp_sqp_valid: Default::default(),
             resp_sqp: Default::default(),
             resp_sip: Default::default(),
+            resp_fmt_hit: Default::default(),
+            resp_fmt: Default::default(),
             job_valid: Default::default(),
             job_ready: Default::default(),
             job_dst_ip: Default::default(),
             job_dqp: Default::default(),
             job_ipv6: Default::default(),
+            job_kind: Default::default(),
+            job_body: Default::default(),
+            job_timestamp: Default::default(),
             cnp_sent: Default::default(),
             malformed: Default::default(),
             out_of_domain: Default::default(),
@@ -156,21 +189,22 @@ impl Default for ProxyTranslator {
             r_sip: Default::default(),
             r_dip: Default::default(),
             r_dqp: Default::default(),
+            r_level: Default::default(),
+            r_tod: Default::default(),
             job0: Default::default(),
             job1: Default::default(),
             jobs: Default::default(),
             bucket: Default::default(),
+            dom: Default::default(),
             counts: (0..10).map(|_| Default::default()).collect(),
             push: Default::default(),
             push_job: Default::default(),
             pop_job: Default::default(),
             job_in: Default::default(),
-            therm0: Default::default(),
-            therm1: Default::default(),
-            miss0: Default::default(),
-            miss1: Default::default(),
+            kind: Default::default(),
+            sqp_lanes: Default::default(),
+            param_lanes: Default::default(),
             in_domain: Default::default(),
-            all_ones: Constant::new(!Bits::<128>::default()),
         }
     }
 }
@@ -179,28 +213,24 @@ impl Logic for ProxyTranslator {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, bucket);
-        dff_setup!(self, clock, rd_pending, in_flight, r_sip, r_dip, r_dqp, job0, job1, jobs);
+        dff_setup!(
+            self, clock, rd_pending, in_flight, r_sip, r_dip, r_dqp, r_level, r_tod, job0, job1,
+            jobs
+        );
         for i in 0..10 {
             self.counts[i].clock.next = self.clock.val();
             self.counts[i].d.next = self.counts[i].q.val();
         }
 
-        // Domain prefixes: address bit n (network order) is lane bit n ^ 7.
-        self.therm0.next = !(self.all_ones.val() << self.dom0_len.val());
-        self.therm1.next = !(self.all_ones.val() << self.dom1_len.val());
-        self.miss0.next = false;
-        self.miss1.next = false;
-        for i in 0..128 {
-            self.miss0.next = self.miss0.val()
-                | ((self.msg_src.val().get_bit(i) ^ self.dom0_prefix.val().get_bit(i))
-                    & self.therm0.val().get_bit(i ^ 7));
-            self.miss1.next = self.miss1.val()
-                | ((self.msg_src.val().get_bit(i) ^ self.dom1_prefix.val().get_bit(i))
-                    & self.therm1.val().get_bit(i ^ 7));
-        }
-        self.in_domain.next = !self.filter.val()
-            | (self.dom0_valid.val() & !self.miss0.val())
-            | (self.dom1_valid.val() & !self.miss1.val());
+        // Domain prefixes (PX-04, FCN-06).
+        self.dom.addr.next = self.msg_src.val();
+        self.dom.dom0_prefix.next = self.dom0_prefix.val();
+        self.dom.dom0_len.next = self.dom0_len.val();
+        self.dom.dom0_valid.next = self.dom0_valid.val();
+        self.dom.dom1_prefix.next = self.dom1_prefix.val();
+        self.dom.dom1_len.next = self.dom1_len.val();
+        self.dom.dom1_valid.next = self.dom1_valid.val();
+        self.in_domain.next = !self.filter.val() | self.dom.in_domain.val();
 
         // The checks.
         self.push.next = false;
@@ -228,6 +258,8 @@ impl Logic for ProxyTranslator {
             self.r_sip.d.next = self.msg_sip.val();
             self.r_dip.d.next = self.msg_dip.val();
             self.r_dqp.d.next = self.msg_dqp.val();
+            self.r_level.d.next = self.msg_level.val();
+            self.r_tod.d.next = self.tod.val();
         }
         self.rd_valid.next = self.rd_pending.q.val();
         self.rd_sip.next = self.r_sip.q.val();
@@ -251,8 +283,24 @@ impl Logic for ProxyTranslator {
                 self.counts[0].d.next = self.counts[0].q.val() + 1;
             }
         }
-        self.job_in.next = bit_cast::<152, 128>(self.resp_sip.val())
-            | (bit_cast::<152, 24>(self.resp_sqp.val()) << 128);
+        // LH-15 at the proxy: the format table's word for the sender, a
+        // standard CNP without an entry (and for an IPv4 sender the
+        // ICMPv6 format cannot reach).
+        self.kind.next = 0.into();
+        if self.resp_fmt_hit.val() {
+            self.kind.next = self.resp_fmt.val();
+            if (self.resp_fmt.val() == 2)
+                & (self.resp_sip.val().get_bits::<80>(0) == 0)
+                & (self.resp_sip.val().get_bits::<16>(80) == 0xffff)
+            {
+                self.kind.next = 0.into();
+            }
+        }
+        self.job_in.next = bit_cast::<221, 128>(self.resp_sip.val())
+            | (bit_cast::<221, 24>(self.resp_sqp.val()) << 128)
+            | (bit_cast::<221, 2>(self.kind.val()) << 152)
+            | (bit_cast::<221, 3>(self.r_level.q.val()) << 154)
+            | (bit_cast::<221, 64>(self.r_tod.q.val()) << 157);
         self.pop_job.next = self.job_ready.val() & (self.jobs.q.val() != 0);
         if self.pop_job.val() {
             self.job0.d.next = self.job1.q.val();
@@ -273,6 +321,20 @@ impl Logic for ProxyTranslator {
         self.job_valid.next = self.jobs.q.val() != 0;
         self.job_dst_ip.next = self.job0.q.val().get_bits::<128>(0);
         self.job_dqp.next = self.job0.q.val().get_bits::<24>(128);
+        self.job_kind.next = self.job0.q.val().get_bits::<2>(152);
+        self.job_timestamp.next = self.job0.q.val().get_bits::<64>(157);
+        // The Long-haul body (wire order, lane order): the message's level,
+        // LH_SEV0_ACTION's action and parameter, the sender's QP, no metric
+        // (the proxy does not see the congested queue).
+        self.sqp_lanes.next = ((bit_cast::<32, 24>(self.job0.q.val().get_bits::<24>(128)) >> 8)
+            & 0xFF00)
+            | ((bit_cast::<32, 24>(self.job0.q.val().get_bits::<24>(128)) << 8) & 0xFF_0000)
+            | (bit_cast::<32, 24>(self.job0.q.val().get_bits::<24>(128)) << 24);
+        self.param_lanes.next = (self.sev_parameter.val() >> 8) | (self.sev_parameter.val() << 8);
+        self.job_body.next = bit_cast::<96, 3>(self.job0.q.val().get_bits::<3>(154))
+            | (bit_cast::<96, 2>(self.sev_action.val()) << 14)
+            | (bit_cast::<96, 16>(self.param_lanes.val()) << 16)
+            | (bit_cast::<96, 32>(self.sqp_lanes.val()) << 32);
         // IPv4-mapped (::ffff:a.b.c.d): lane bytes 0..9 zero, 10 and 11 0xff.
         self.job_ipv6.next = (self.job0.q.val().get_bits::<80>(0) != 0)
             | (self.job0.q.val().get_bits::<16>(80) != 0xffff);
