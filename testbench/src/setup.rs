@@ -4,8 +4,9 @@
 
 use cngw_model::GatewayModel;
 use cngw_packet::flow_key::FlowKey;
-use cngw_regmap::{flow_command, offset};
+use cngw_regmap::{fcn_rx_dom_control, flow_command, offset};
 use cngw_sim::Gateway;
+use std::net::Ipv6Addr;
 
 /// Writes a register in the RTL and in the model (which must know it).
 pub fn both(gw: &mut Gateway, m: &mut GatewayModel, off: u32, v: u32) {
@@ -37,4 +38,23 @@ pub fn insert_static_flow(gw: &mut Gateway, m: &mut GatewayModel, key: &FlowKey,
     both(gw, m, offset::FLOW_SQP, sqp);
     both(gw, m, offset::FLOW_COMMAND, flow_command::INSERT_STATIC);
     gw.run(20);
+}
+
+/// Domain prefix `slot` (0 or 1, `FCN_RX_DOMn`: the Fast CNP and proxy
+/// border filters' domain) set to `prefix`/`len` (an IPv4 prefix as
+/// IPv4-mapped, its length counted in the IPv6 form) and marked valid.
+pub fn set_domain(gw: &mut Gateway, m: &mut GatewayModel, slot: u32, prefix: Ipv6Addr, len: u32) {
+    let (first, control) = match slot {
+        0 => (offset::FCN_RX_DOM0_PREFIX_0, offset::FCN_RX_DOM0_CONTROL),
+        _ => (offset::FCN_RX_DOM1_PREFIX_0, offset::FCN_RX_DOM1_CONTROL),
+    };
+    for (w, v) in words(prefix.into()).into_iter().enumerate() {
+        both(gw, m, first + 4 * w as u32, v);
+    }
+    both(
+        gw,
+        m,
+        control,
+        fcn_rx_dom_control::VALID | len << fcn_rx_dom_control::LEN_SHIFT,
+    );
 }

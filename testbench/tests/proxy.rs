@@ -19,10 +19,10 @@ use cngw_packet::flow_key::FlowKey;
 use cngw_packet::proxy_cn::{FiveTuple, ProxyCnMessage, DEFAULT_UDP_PORT};
 use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
 use cngw_packet::RoceFrameBuilder;
-use cngw_regmap::{fcn_rx_dom_control, feature, offset, proxy, tunnel_control};
+use cngw_regmap::{feature, offset, proxy, tunnel_control};
 use cngw_sim::Gateway;
 use cngw_testbench::scheduled::{check_scheduled, Schedule, ScheduledCapture};
-use cngw_testbench::setup::{both, insert_static_flow, words};
+use cngw_testbench::setup::{both, insert_static_flow, set_domain, words};
 use cngw_testbench::StreamOptions;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -50,8 +50,21 @@ fn setup(bucket: (u32, u32), control: u32, features: u32) -> (Gateway, GatewayMo
     let mut m = GatewayModel::new();
     m.set_reset_clock(gw.reset_released_at());
     let g = words(GW6.into());
-    let c = words(NODE6.into());
-    let v4 = words(NODE4.to_ipv6_mapped().into());
+    // The domain: fd00:c::/32 and ::ffff:198.51.100.0/120.
+    set_domain(
+        &mut gw,
+        &mut m,
+        0,
+        Ipv6Addr::new(0xfd00, 0xc, 0, 0, 0, 0, 0, 0),
+        32,
+    );
+    set_domain(
+        &mut gw,
+        &mut m,
+        1,
+        Ipv4Addr::new(198, 51, 100, 0).to_ipv6_mapped(),
+        120,
+    );
     for (off, v) in [
         (offset::GW_IPV6_0, g[0]),
         (offset::GW_IPV6_1, g[1]),
@@ -63,20 +76,6 @@ fn setup(bucket: (u32, u32), control: u32, features: u32) -> (Gateway, GatewayMo
         (offset::FCN_CNP_MAC_HI, 0x0200),
         (offset::FCN_CNP_MAC_LO, 0x0000_0dc0),
         (offset::NOTIFY_DSCP, 48),
-        (offset::FCN_RX_DOM0_PREFIX_0, c[0]),
-        (
-            offset::FCN_RX_DOM0_CONTROL,
-            fcn_rx_dom_control::VALID | 32 << fcn_rx_dom_control::LEN_SHIFT,
-        ),
-        // ::ffff:198.51.100.0/120
-        (offset::FCN_RX_DOM1_PREFIX_0, v4[0]),
-        (offset::FCN_RX_DOM1_PREFIX_1, v4[1]),
-        (offset::FCN_RX_DOM1_PREFIX_2, v4[2]),
-        (offset::FCN_RX_DOM1_PREFIX_3, v4[3]),
-        (
-            offset::FCN_RX_DOM1_CONTROL,
-            fcn_rx_dom_control::VALID | 120 << fcn_rx_dom_control::LEN_SHIFT,
-        ),
         (offset::PROXY_RX_BUCKET_REFILL_CLOCKS, bucket.0),
         (offset::PROXY_RX_BUCKET_DEPTH, bucket.1),
         (offset::PROXY_CONTROL, control),

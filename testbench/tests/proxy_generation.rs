@@ -17,10 +17,10 @@ use cngw_packet::flow_key::FlowKey;
 use cngw_packet::proxy_cn::{FiveTuple, ProxyCnMessage, DEFAULT_UDP_PORT};
 use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
 use cngw_packet::RoceFrameBuilder;
-use cngw_regmap::{fcn_rx_dom_control, feature, offset, proxy};
+use cngw_regmap::{feature, offset, proxy};
 use cngw_sim::Gateway;
 use cngw_testbench::scheduled::{check_scheduled, DepthStep, Schedule, ScheduledCapture};
-use cngw_testbench::setup::{both, insert_static_flow, words};
+use cngw_testbench::setup::{both, insert_static_flow, set_domain, words};
 use cngw_testbench::StreamOptions;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -134,8 +134,21 @@ fn gateway_a(control: u32, bucket: (u32, u32)) -> (Gateway, GatewayModel) {
     let mut m = GatewayModel::new();
     m.set_reset_clock(gw.reset_released_at());
     let a6 = words(u128::from(A6));
-    let dom6 = words(u128::from(P6));
-    let dom4 = words(u128::from(Ipv4Addr::new(192, 0, 2, 0).to_ipv6_mapped()));
+    // The domain: fd00:a::/32 and 192.0.2.0/24.
+    set_domain(
+        &mut gw,
+        &mut m,
+        0,
+        Ipv6Addr::new(0xfd00, 0xa, 0, 0, 0, 0, 0, 0),
+        32,
+    );
+    set_domain(
+        &mut gw,
+        &mut m,
+        1,
+        Ipv4Addr::new(192, 0, 2, 0).to_ipv6_mapped(),
+        120,
+    );
     for (off, v) in [
         (offset::PORT0_K_MAX_BYTES, 125_000_000),
         (offset::PORT0_K_MIN_BYTES, 62_500_000),
@@ -154,20 +167,6 @@ fn gateway_a(control: u32, bucket: (u32, u32)) -> (Gateway, GatewayModel) {
         (offset::GW_MAC_HI, 0x0200),
         (offset::GW_MAC_LO, 0x0000_0b01),
         (offset::NOTIFY_DSCP, 46),
-        // The domain: fd00:a::/32 and 192.0.2.0/24.
-        (offset::FCN_RX_DOM0_PREFIX_0, dom6[0]),
-        (
-            offset::FCN_RX_DOM0_CONTROL,
-            fcn_rx_dom_control::VALID | 32 << fcn_rx_dom_control::LEN_SHIFT,
-        ),
-        (offset::FCN_RX_DOM1_PREFIX_0, dom4[0]),
-        (offset::FCN_RX_DOM1_PREFIX_1, dom4[1]),
-        (offset::FCN_RX_DOM1_PREFIX_2, dom4[2]),
-        (offset::FCN_RX_DOM1_PREFIX_3, dom4[3]),
-        (
-            offset::FCN_RX_DOM1_CONTROL,
-            fcn_rx_dom_control::VALID | 120 << fcn_rx_dom_control::LEN_SHIFT,
-        ),
         (offset::PROXY_TX_BUCKET_REFILL_CLOCKS, bucket.0),
         (offset::PROXY_TX_BUCKET_DEPTH, bucket.1),
     ] {
@@ -378,8 +377,21 @@ fn proxy_b_answers(msgs: &[Vec<u8>]) {
     let mut m = GatewayModel::new();
     m.set_reset_clock(gw.reset_released_at());
     let p6 = words(u128::from(P6));
-    let a6 = words(u128::from(A6));
-    let a4 = words(u128::from(Ipv4Addr::new(198, 51, 100, 0).to_ipv6_mapped()));
+    // B's domain: A's addresses (fd00:b::/32, 198.51.100.0/24).
+    set_domain(
+        &mut gw,
+        &mut m,
+        0,
+        Ipv6Addr::new(0xfd00, 0xb, 0, 0, 0, 0, 0, 0),
+        32,
+    );
+    set_domain(
+        &mut gw,
+        &mut m,
+        1,
+        Ipv4Addr::new(198, 51, 100, 0).to_ipv6_mapped(),
+        120,
+    );
     for (off, v) in [
         (offset::GW_IPV6_0, p6[0]),
         (offset::GW_IPV6_1, p6[1]),
@@ -390,20 +402,6 @@ fn proxy_b_answers(msgs: &[Vec<u8>]) {
         (offset::GW_MAC_LO, 0x0000_0a01),
         (offset::FCN_CNP_MAC_HI, 0x0200),
         (offset::FCN_CNP_MAC_LO, 0x0000_0dc0),
-        // B's domain: A's addresses (fd00:b::/32, 198.51.100.0/24).
-        (offset::FCN_RX_DOM0_PREFIX_0, a6[0]),
-        (
-            offset::FCN_RX_DOM0_CONTROL,
-            fcn_rx_dom_control::VALID | 32 << fcn_rx_dom_control::LEN_SHIFT,
-        ),
-        (offset::FCN_RX_DOM1_PREFIX_0, a4[0]),
-        (offset::FCN_RX_DOM1_PREFIX_1, a4[1]),
-        (offset::FCN_RX_DOM1_PREFIX_2, a4[2]),
-        (offset::FCN_RX_DOM1_PREFIX_3, a4[3]),
-        (
-            offset::FCN_RX_DOM1_CONTROL,
-            fcn_rx_dom_control::VALID | 120 << fcn_rx_dom_control::LEN_SHIFT,
-        ),
     ] {
         both(&mut gw, &mut m, off, v);
     }
