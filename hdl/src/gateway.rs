@@ -70,6 +70,7 @@ use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
 use crate::pe::{FlowShaper, IngressQueue, TunnelDecap, TunnelEncap, TwoThreshold};
 use crate::px::{CnGenerator, CnReceiver, ProxyTable, ProxyTranslator};
+use crate::ra::{RateAdvisor, RateLaw};
 use crate::stats::FrameCounters;
 use crate::stream::{AxisSink, AxisSource, FrameFilter, FrameMux, HeaderSource, SkidBuffer};
 use cngw_regmap::{offset, REGISTERS};
@@ -355,7 +356,31 @@ const _: () = {
     assert!(REGISTERS[298].offset == offset::PROXY_TX_BUSY);
     assert!(REGISTERS[299].offset == offset::PROXY_TX_RATE_LIMITED);
     assert!(REGISTERS[300].offset == offset::PROXY_TX_QUEUE_DROPS);
-    assert!(REGISTERS.len() == 301);
+    assert!(REGISTERS[301].offset == offset::RA_CONTROL);
+    assert!(REGISTERS[302].offset == offset::RA_OPCODE);
+    assert!(REGISTERS[303].offset == offset::RA_CAPACITY_BYTES_PER_US);
+    assert!(REGISTERS[304].offset == offset::RA_INTERVAL_US);
+    assert!(REGISTERS[305].offset == offset::RA_GAINS_Q8);
+    assert!(REGISTERS[306].offset == offset::RA_T_OVER_D_Q16);
+    assert!(REGISTERS[307].offset == offset::RA_INV_DC_Q32);
+    assert!(REGISTERS[308].offset == offset::RA_MIN_MBPS);
+    assert!(REGISTERS[309].offset == offset::RA_FLOW_SPACING_US);
+    assert!(REGISTERS[310].offset == offset::RA_PORT_RATE_MBPS);
+    assert!(REGISTERS[311].offset == offset::RA_SENT);
+    assert!(REGISTERS[312].offset == offset::RA_HELD);
+    assert!(REGISTERS[313].offset == offset::RA_NO_SQP);
+    assert!(REGISTERS[314].offset == offset::RA_QUEUE_DROPS);
+    assert!(REGISTERS[315].offset == offset::RA_CAP0_PREFIX_0);
+    assert!(REGISTERS[319].offset == offset::RA_CAP0_CONTROL);
+    assert!(REGISTERS[320].offset == offset::RA_CAP1_PREFIX_0);
+    assert!(REGISTERS[324].offset == offset::RA_CAP1_CONTROL);
+    assert!(REGISTERS[325].offset == offset::RA_POLICY0_PREFIX_0);
+    assert!(REGISTERS[329].offset == offset::RA_POLICY0_CONTROL);
+    assert!(REGISTERS[330].offset == offset::RA_POLICY0_MBPS);
+    assert!(REGISTERS[331].offset == offset::RA_POLICY1_PREFIX_0);
+    assert!(REGISTERS[335].offset == offset::RA_POLICY1_CONTROL);
+    assert!(REGISTERS[336].offset == offset::RA_POLICY1_MBPS);
+    assert!(REGISTERS.len() == 337);
 };
 
 #[derive(LogicBlock)]
@@ -552,6 +577,16 @@ pub struct Gateway {
     ext_lanes: Vec<Signal<Local, Bits<32>>>,
     ext_device_id: Signal<Local, Bits<128>>,
     ext_path_id: Signal<Local, Bits<64>>,
+    /// RA-01..RA-03: the port's advised rate (per RA_INTERVAL_US: its
+    /// RoCEv2 bytes toward the WAN, the queue), the per-flow decision.
+    ra_law: RateLaw,
+    advisor: RateAdvisor,
+    ra_us: DFF<Bits<32>>,
+    ra_bytes: DFF<Bits<32>>,
+    ra_sum: Signal<Local, Bits<33>>,
+    ra_end: Signal<Local, Bit>,
+    /// RA_CAPn / RA_POLICYn prefix words in lane order.
+    ra_lanes: Vec<Signal<Local, Bits<32>>>,
 }
 
 impl Default for Gateway {
@@ -694,6 +729,13 @@ impl Default for Gateway {
             ext_lanes: (0..6).map(|_| Default::default()).collect(),
             ext_device_id: Default::default(),
             ext_path_id: Default::default(),
+            ra_law: Default::default(),
+            advisor: Default::default(),
+            ra_us: Default::default(),
+            ra_bytes: Default::default(),
+            ra_sum: Default::default(),
+            ra_end: Default::default(),
+            ra_lanes: (0..16).map(|_| Default::default()).collect(),
         }
     }
 }
@@ -739,7 +781,9 @@ impl Logic for Gateway {
             dc_tx_mux,
             cn_gen,
             cn_mux,
-            tod
+            tod,
+            ra_law,
+            advisor
         );
         dff_setup!(
             self,
@@ -776,7 +820,9 @@ impl Logic for Gateway {
             qgr_sample,
             qgr_samples,
             qgr_growth,
-            qgr_high
+            qgr_high,
+            ra_us,
+            ra_bytes
         );
         for i in 0..6 {
             self.decap_counts[i].clock.next = self.clock.val();
@@ -1702,12 +1748,111 @@ impl Logic for Gateway {
         self.cn_gen.dscp.next = self.csr.values[24].val().get_bits::<6>(0);
         self.cn_gen.udp_port.next = self.csr.values[254].val().get_bits::<16>(0);
 
+        // RA-02: control intervals of RA_INTERVAL_US microseconds from
+        // reset; the port's RoCEv2 bytes toward the WAN during each (like
+        // LH-06's window bytes) and the queue the controller sees at its
+        // last clock go to the law.
+        self.ra_end.next =
+            self.us_tick.val() & (self.ra_us.q.val() + 1 >= self.csr.values[304].val());
+        if self.us_tick.val() {
+            self.ra_us.d.next = self.ra_us.q.val() + 1;
+        }
+        self.ra_sum.next = bit_cast::<33, 32>(self.ra_bytes.q.val());
+        if self.dc_hdr.valid.val() & (self.dc_hdr.class.val() == 1) {
+            self.ra_sum.next = bit_cast::<33, 32>(self.ra_bytes.q.val())
+                + bit_cast::<33, 16>(self.dc_frame_bytes.q.val());
+        }
+        if self.ra_sum.val().get_bit(32) {
+            self.ra_sum.next = 0xFFFF_FFFF_u64.into();
+        }
+        self.ra_bytes.d.next = bit_cast::<32, 33>(self.ra_sum.val());
+        if self.ra_end.val() {
+            self.ra_us.d.next = 0.into();
+            self.ra_bytes.d.next = 0.into();
+        }
+        self.ra_law.reset.next = self.reset.val();
+        self.ra_law.law.next = self.csr.values[301].val().get_bit(0);
+        self.ra_law.start.next = self.ra_end.val();
+        self.ra_law.arrived.next = bit_cast::<32, 33>(self.ra_sum.val());
+        self.ra_law.depth.next = self.queue_kb.qd_out.val();
+        self.ra_law.capacity.next = self.csr.values[303].val().get_bits::<20>(0);
+        self.ra_law.interval.next = self.csr.values[304].val().get_bits::<24>(0);
+        self.ra_law.alpha.next = self.csr.values[305].val().get_bits::<9>(0);
+        self.ra_law.beta.next = self.csr.values[305].val().get_bits::<9>(16);
+        self.ra_law.t_over_d.next = self.csr.values[306].val();
+        self.ra_law.inv_dc.next = self.csr.values[307].val();
+        self.ra_law.min_rate.next = self.csr.values[308].val();
+        // RA-01/RA-03: the flow-table answer of a RoCEv2 frame from dc_rx
+        // (the Long-haul controller's decision clock).
+        for i in 0..4 {
+            self.ra_lanes[i].next = (self.csr.values[315 + i].val() >> 24)
+                | ((self.csr.values[315 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[315 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[315 + i].val() << 24);
+            self.ra_lanes[4 + i].next = (self.csr.values[320 + i].val() >> 24)
+                | ((self.csr.values[320 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[320 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[320 + i].val() << 24);
+            self.ra_lanes[8 + i].next = (self.csr.values[325 + i].val() >> 24)
+                | ((self.csr.values[325 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[325 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[325 + i].val() << 24);
+            self.ra_lanes[12 + i].next = (self.csr.values[331 + i].val() >> 24)
+                | ((self.csr.values[331 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[331 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[331 + i].val() << 24);
+        }
+        self.advisor.reset.next = self.reset.val();
+        self.advisor.enable.next = self.csr.values[4].val().get_bit(5);
+        self.advisor.clear_counters.next = self.csr.values[5].val().get_bit(0);
+        self.advisor.res_valid.next = self.lh.res_valid.val();
+        self.advisor.res_inserted.next = self.flow_table.resp_inserted.val();
+        self.advisor.res_sqp_valid.next = self.flow_table.resp_sqp_valid.val();
+        self.advisor.res_sqp.next = self.flow_table.resp_sqp.val();
+        self.advisor.res_location.next = self.location.val();
+        self.advisor.res_dqp.next = self.flow_table.resp_entry.val().key.get_bits::<24>(0);
+        self.advisor.res_src_ip.next = self.pipe[4].q.val().get_bits::<128>(0);
+        self.advisor.res_src_mac.next = self.pipe[4].q.val().get_bits::<48>(128);
+        self.advisor.res_pkey.next = self.pipe[4].q.val().get_bits::<16>(176);
+        self.advisor.res_ipv6.next = self.pipe[4].q.val().get_bit(192);
+        self.advisor.port_rate.next = self.ra_law.rate.val();
+        self.advisor.now_us.next = self.now_us.q.val();
+        self.advisor.spacing.next = self.csr.values[309].val();
+        self.advisor.cap0_prefix.next = bit_cast::<128, 32>(self.ra_lanes[0].val())
+            | (bit_cast::<128, 32>(self.ra_lanes[1].val()) << 32)
+            | (bit_cast::<128, 32>(self.ra_lanes[2].val()) << 64)
+            | (bit_cast::<128, 32>(self.ra_lanes[3].val()) << 96);
+        self.advisor.cap0_len.next = self.csr.values[319].val().get_bits::<8>(8);
+        self.advisor.cap0_valid.next = self.csr.values[319].val().get_bit(0);
+        self.advisor.cap1_prefix.next = bit_cast::<128, 32>(self.ra_lanes[4].val())
+            | (bit_cast::<128, 32>(self.ra_lanes[5].val()) << 32)
+            | (bit_cast::<128, 32>(self.ra_lanes[6].val()) << 64)
+            | (bit_cast::<128, 32>(self.ra_lanes[7].val()) << 96);
+        self.advisor.cap1_len.next = self.csr.values[324].val().get_bits::<8>(8);
+        self.advisor.cap1_valid.next = self.csr.values[324].val().get_bit(0);
+        self.advisor.pol0_prefix.next = bit_cast::<128, 32>(self.ra_lanes[8].val())
+            | (bit_cast::<128, 32>(self.ra_lanes[9].val()) << 32)
+            | (bit_cast::<128, 32>(self.ra_lanes[10].val()) << 64)
+            | (bit_cast::<128, 32>(self.ra_lanes[11].val()) << 96);
+        self.advisor.pol0_len.next = self.csr.values[329].val().get_bits::<8>(8);
+        self.advisor.pol0_valid.next = self.csr.values[329].val().get_bit(0);
+        self.advisor.pol0_mbps.next = self.csr.values[330].val();
+        self.advisor.pol1_prefix.next = bit_cast::<128, 32>(self.ra_lanes[12].val())
+            | (bit_cast::<128, 32>(self.ra_lanes[13].val()) << 32)
+            | (bit_cast::<128, 32>(self.ra_lanes[14].val()) << 64)
+            | (bit_cast::<128, 32>(self.ra_lanes[15].val()) << 96);
+        self.advisor.pol1_len.next = self.csr.values[335].val().get_bits::<8>(8);
+        self.advisor.pol1_valid.next = self.csr.values[335].val().get_bit(0);
+        self.advisor.pol1_mbps.next = self.csr.values[336].val();
+
         // Notification frames: Long-haul CNP jobs first, then Fast CNPs,
-        // then the ingress PE's standard CNPs from received Fast CNPs.
+        // then the ingress PE's standard CNPs from received Fast CNPs, the
+        // proxy's, and last Rate Advice messages.
         self.builder.job_valid.next = self.lh.job_valid.val()
             | self.fcn.job_valid.val()
             | self.fcn_tr.job_valid.val()
-            | self.proxy_tr.job_valid.val();
+            | self.proxy_tr.job_valid.val()
+            | self.advisor.job_valid.val();
         self.lh.job_ready.next = self.builder.job_ready.val();
         self.fcn.job_ready.next = self.builder.job_ready.val() & !self.lh.job_valid.val();
         self.fcn_tr.job_ready.next =
@@ -1716,6 +1861,11 @@ impl Logic for Gateway {
             & !self.lh.job_valid.val()
             & !self.fcn.job_valid.val()
             & !self.fcn_tr.job_valid.val();
+        self.advisor.job_ready.next = self.builder.job_ready.val()
+            & !self.lh.job_valid.val()
+            & !self.fcn.job_valid.val()
+            & !self.fcn_tr.job_valid.val()
+            & !self.proxy_tr.job_valid.val();
         self.fcn.gw_ipv6.next = self.gw_ipv6.val();
         self.fcn_rx.gw_ipv6.next = self.gw_ipv6.val();
         self.proxy_rx.gw_ipv4.next = self.gw_ipv4.val().get_bits::<32>(96);
@@ -1915,6 +2065,8 @@ impl Logic for Gateway {
         // LH-12/LH-13 extension objects (LH_EXT_*), identifiers in lane order.
         self.builder.job_timestamp.next = self.lh.job_timestamp.val();
         self.builder.job_flow_label.next = 0.into();
+        self.builder.job_rate_advice.next = false;
+        self.builder.job_opcode.next = self.csr.values[302].val().get_bits::<8>(0);
         if !self.lh.job_valid.val() {
             self.builder.job_kind.next = 3.into();
             self.builder.job_dst_mac.next = self.fcn.job_dst_mac.val();
@@ -1949,6 +2101,21 @@ impl Logic for Gateway {
                         self.builder.job_src_ip.next = self.gw_ipv6.val();
                     }
                     self.builder.job_dqp.next = self.proxy_tr.job_dqp.val();
+                    if !self.proxy_tr.job_valid.val() {
+                        // RA-03: a Rate Advice message to the sender.
+                        self.builder.job_kind.next = 0.into();
+                        self.builder.job_rate_advice.next = true;
+                        self.builder.job_ipv6.next = self.advisor.job_ipv6.val();
+                        self.builder.job_dst_mac.next = self.advisor.job_dst_mac.val();
+                        self.builder.job_dst_ip.next = self.advisor.job_dst_ip.val();
+                        self.builder.job_src_ip.next = self.gw_ipv4.val();
+                        if self.advisor.job_ipv6.val() {
+                            self.builder.job_src_ip.next = self.gw_ipv6.val();
+                        }
+                        self.builder.job_pkey.next = self.advisor.job_pkey.val();
+                        self.builder.job_dqp.next = self.advisor.job_dqp.val();
+                        self.builder.job_body.next = self.advisor.job_body.val();
+                    }
                 }
             }
         }
@@ -2106,6 +2273,11 @@ impl Logic for Gateway {
         self.csr.status[298].next = self.cn_gen.busy.val();
         self.csr.status[299].next = self.cn_gen.rate_limited.val();
         self.csr.status[300].next = self.cn_gen.queue_drops.val();
+        self.csr.status[310].next = self.ra_law.rate.val();
+        self.csr.status[311].next = self.advisor.sent.val();
+        self.csr.status[312].next = self.advisor.held.val();
+        self.csr.status[313].next = self.advisor.no_sqp.val();
+        self.csr.status[314].next = self.advisor.queue_drops.val();
         self.csr.status[147].next = self.tod.captured.val().get_bits::<32>(32);
         self.csr.status[148].next = self.tod.captured.val().get_bits::<32>(0);
     }

@@ -44,6 +44,7 @@ pub mod notify;
 pub mod parser;
 pub mod pe;
 pub mod px;
+pub mod ra;
 pub mod stats;
 pub mod stream;
 pub mod units;

@@ -70,5 +70,10 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
             verilog_of(crate::pe::IngressQueue::default()),
         ),
         ("flow_shaper", verilog_of(crate::pe::FlowShaper::default())),
+        ("rate_law", verilog_of(crate::ra::RateLaw::default())),
+        (
+            "rate_advisor",
+            verilog_of(crate::ra::RateAdvisor::default()),
+        ),
     ]
 }

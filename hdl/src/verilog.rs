@@ -196,6 +196,8 @@ pub fn lint_waivers() -> String {
         "joined_shift",
         "ip_fold2",
         "udp_fold2",
+        // RateLaw: the rounding sum's low bits (the shifts drop them).
+        "law_rounded",
     ] {
         writeln!(
             v,
@@ -223,13 +225,18 @@ pub fn lint_waivers() -> String {
     // the OR of both claims. CnGenerator's output FIFO pops on `m.tready`
     // of the dc_tx mux, whose grant reads the FIFO's registered `empty`;
     // the mux's `a.tready` (toward the first dc_tx mux) is likewise its
-    // `m.tready` and its registered grant.
+    // `m.tready` and its registered grant. The Rate Advice queue
+    // (RateAdvisor) alike: its push reads its registered `full`, its pop the
+    // builder's `job_ready` and its registered `empty`.
     for signal in [
         "fcn_rx$claim",
         "proxy_rx$claim",
         "wan_filter$drop",
         "msg_fifo$pop",
         "msg_fifo$empty",
+        "ra_fifo$pop",
+        "ra_fifo$push",
+        "ra_fifo$empty",
         "cn_mux$a$tready",
         "wan_filter$m$tready",
         "decap$s$tready",

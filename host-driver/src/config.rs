@@ -94,6 +94,21 @@
 //!   { prefix = "10.1.0.0/16", proxy = "192.0.2.9" },
 //! ]
 //!
+//! [rate_advice]                # RA-01..RA-03 SCONE Rate Advice, near-source (needs features = ["rate_advice"])
+//! law = true                   # RCP's law every interval (default true); false: the advice is 8 C
+//! capacity_gbps = 100          # C, the WAN port's capacity: round(gbps * 125) bytes/us, 1..=1048575
+//! interval_us = 1000           # T, 1..=16777215 and at least 124 clocks at [gateway] clocks_per_us; T <= rtt_us
+//! rtt_us = 10000               # d, the senders' reaction time (written as T/d and 1/(d C))
+//! alpha = 0.4                  # gains, 0 < x < 2, in 1/256 steps (RCP's 0.4 and 0.226)
+//! beta = 0.226
+//! min_mbps = 100               # floor of the advice, 1..=8 C Mb/s
+//! flow_spacing_us = 1000       # a flow is sent a changed advice at most once per this many microseconds
+//! opcode = 0x1D                # BTH opcode of Rate Advice messages, 0..=255
+//! capable = ["10.1.0.0/16", "2001:db8:100::/40"] # RA-01: only these senders get messages (at most 2)
+//! policy = [                   # RA-02: caps of the senders a prefix covers (at most 2)
+//!   { prefix = "10.1.2.0/24", mbps = 20000 },
+//! ]
+//!
 //! [tunnel]                     # FCN-02/PE-01 ingress PE, PE-02/PE-06 egress PE (roles off if left out)
 //! ingress_pe = true            # encapsulate every frame from dc_rx toward the WAN (outer flow label = the flow's label)
 //! kind = "vxlan"               # the ingress tunnel: "vxlan" (needs remote) or "srv6" (needs segments)
@@ -148,6 +163,8 @@
 //! gateway's addresses and the aging timeout (by offset), the format table
 //! (entry by entry: `CONTROL` cleared, prefix, `CONTROL`;
 //! [`FormatTable::writes`]), the Fast CNP domain prefixes likewise,
+//! the Rate Advice settings, capable-sender prefixes, policy entries (each
+//! entry likewise, its cap before its `CONTROL`) and `RA_CONTROL`,
 //! `PE_SHAPER_CONTROL` (the shaper switches on after its settings) and
 //! `TUNNEL_CONTROL` (the roles switch on after their tunnel), then the static
 //! flows (flow-table commands, [`crate::flows`]), then — with the timestamp
@@ -156,6 +173,10 @@
 //! once everything they use is in place. A static insert can still fail on
 //! the device (its bucket and the stash full): `apply` then stops with the
 //! error before FEATURE_ENABLE.
+//!
+//! A few settings are legal but probably not meant (a `[rate_advice]`
+//! table while `features` leaves `rate_advice` off): they are
+//! [`Plan::warnings`], which change nothing in the plan.
 
 use crate::adjust::{AdjustParams, AdjustSettings};
 use crate::bus::{BusError, RegisterBus};
@@ -170,11 +191,12 @@ use crate::longhaul::{
     LhOptions, SecondLevel, SeverityRow,
 };
 use crate::meter::{drain_q16, v_ecn_q16, MeterSettings, QueueSource, NEVER};
+use crate::rate_advice::{self, gain_q8, PrefixRegisters, RateAdviceLaw};
 use crate::thresholds::{compute_thresholds, q8_8_to_alpha, KMin, ThresholdInput, Thresholds};
 use crate::units::{parse_bytes, parse_duration, parse_rate};
 use cngw_packet::longhaul::Action;
 use cngw_regmap::{
-    by_name, by_offset, fcn_control, learn_control, offset, pe_control, tunnel_control,
+    by_name, by_offset, fcn_control, feature, learn_control, offset, pe_control, tunnel_control,
 };
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -221,6 +243,9 @@ pub struct Config {
     /// The proxy for congestion notification (PX-02, PX-04).
     #[serde(default)]
     pub proxy: Option<ProxyConfig>,
+    /// SCONE Rate Advice (RA-01..RA-03).
+    #[serde(default)]
+    pub rate_advice: Option<RateAdviceConfig>,
     /// Raw register values by register name.
     #[serde(default)]
     pub registers: BTreeMap<String, toml::Value>,
@@ -631,43 +656,87 @@ fn default_fcn_port() -> u16 {
     cngw_regmap::by_name("FCN_UDP_PORT").map_or(0, |r| r.reset as u16)
 }
 
-/// FCN-06, PX-04: the domain prefixes' writes, in order (each entry's
-/// control cleared, its prefix words, then its control: a prefix is never
-/// used half-written). `key` names the configuration key in messages;
-/// IPv4 prefixes (compared with IPv4-mapped sources) only with `ipv4`.
+/// FCN-06, PX-04: the domain prefixes' writes ([`prefix_entry_writes`]
+/// on `FCN_RX_DOM0`, `FCN_RX_DOM1`). `key` names the configuration key in
+/// messages; IPv4 prefixes (compared with IPv4-mapped sources) only with
+/// `ipv4`.
 fn domain_writes(key: &str, domain: &[String], ipv4: bool, issues: &mut Issues) -> Vec<(u32, u32)> {
+    let entries: Vec<PrefixEntry> = domain
+        .iter()
+        .enumerate()
+        .map(|(i, text)| PrefixEntry {
+            key: format!("{key}[{i}]"),
+            text,
+            before_valid: Vec::new(),
+        })
+        .collect();
+    let regs = [
+        PrefixRegisters {
+            prefix: offset::FCN_RX_DOM0_PREFIX_0,
+            control: offset::FCN_RX_DOM0_CONTROL,
+        },
+        PrefixRegisters {
+            prefix: offset::FCN_RX_DOM1_PREFIX_0,
+            control: offset::FCN_RX_DOM1_CONTROL,
+        },
+    ];
+    let ipv4_refused = (!ipv4).then_some("Fast CNPs come from IPv6 sources only");
+    prefix_entry_writes(key, &entries, &regs, ipv4_refused, issues)
+}
+
+/// One prefix to put in a gateway prefix entry.
+struct PrefixEntry<'a> {
+    /// The configuration key of the prefix (for messages).
+    key: String,
+    text: &'a str,
+    /// Writes made after the prefix words and before the entry turns
+    /// valid (a policy entry's cap).
+    before_valid: Vec<(u32, u32)>,
+}
+
+/// The writes that make the prefix entries `regs` hold `entries` in order
+/// (valid, with their length; entries beyond the list invalid): each
+/// entry's control cleared, its prefix words (IPv4 as `::ffff:a.b.c.d`,
+/// its length + 96), its `before_valid` writes, then its control, so a
+/// prefix is never used half-written. `list_key` names the list in
+/// messages; IPv4 prefixes are refused with the reason `ipv4_refused`
+/// when given. A prefix may cover the IPv4-mapped range (`::/0`: every
+/// sender).
+fn prefix_entry_writes(
+    list_key: &str,
+    entries: &[PrefixEntry],
+    regs: &[PrefixRegisters],
+    ipv4_refused: Option<&str>,
+    issues: &mut Issues,
+) -> Vec<(u32, u32)> {
     let mut writes = Vec::new();
-    if domain.len() > 2 {
+    if entries.len() > regs.len() {
         issues.add(
-            key,
-            format!("{} prefixes given; the gateway holds 2", domain.len()),
+            list_key,
+            format!(
+                "{} prefixes given; the gateway holds {}",
+                entries.len(),
+                regs.len()
+            ),
         );
     }
-    let regs = [
-        (offset::FCN_RX_DOM0_PREFIX_0, offset::FCN_RX_DOM0_CONTROL),
-        (offset::FCN_RX_DOM1_PREFIX_0, offset::FCN_RX_DOM1_CONTROL),
-    ];
-    for (i, &(prefix_reg, control_reg)) in regs.iter().enumerate() {
-        let Some(text) = domain.get(i) else {
-            writes.push((control_reg, 0));
+    for (i, r) in regs.iter().enumerate() {
+        let Some(entry) = entries.get(i) else {
+            writes.push((r.control, 0));
             continue;
         };
-        let key = format!("{key}[{i}]");
-        let prefix = match crate::formats::Prefix::parse(text) {
+        let key = entry.key.clone();
+        let prefix = match crate::formats::Prefix::parse(entry.text) {
             Ok(p) => p,
             Err(e) => {
                 issues.add(key, e);
                 continue;
             }
         };
-        if prefix.is_ipv4() && !ipv4 {
-            issues.add(
-                key,
-                format!("{prefix}: Fast CNPs come from IPv6 sources only"),
-            );
+        if let Some(reason) = ipv4_refused.filter(|_| prefix.is_ipv4()) {
+            issues.add(key, format!("{prefix}: {reason}"));
             continue;
         }
-        // A domain may cover the IPv4-mapped range (`::/0`).
         match prefix.check() {
             Ok(()) | Err(crate::formats::FormatError::CoversIpv4 { .. }) => {}
             Err(e) => {
@@ -676,17 +745,204 @@ fn domain_writes(key: &str, domain: &[String], ipv4: bool, issues: &mut Issues) 
             }
         }
         // Invalid while the prefix changes: never half-written in use.
-        writes.push((control_reg, 0));
+        writes.push((r.control, 0));
         for (w, word) in prefix.register_words().into_iter().enumerate() {
-            writes.push((prefix_reg + 4 * w as u32, word));
+            writes.push((r.prefix + 4 * w as u32, word));
         }
+        writes.extend(entry.before_valid.iter().copied());
         writes.push((
-            control_reg,
+            r.control,
             cngw_regmap::fcn_rx_dom_control::VALID
                 | prefix.register_len() << cngw_regmap::fcn_rx_dom_control::LEN_SHIFT,
         ));
     }
     writes
+}
+
+/// The `[rate_advice]` table (RA-01..RA-03); every key optional, a key
+/// left out takes its register's reset value (`rtt_us`: 10 ms, the `d` of
+/// the reset `T/d` and `1/(d C)`). The table writes every `RA_*` setting;
+/// `capable` and `policy` replace both entries of their list.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateAdviceConfig {
+    /// `RA_CONTROL.law` (true unless given false).
+    pub law: Option<bool>,
+    /// C in Gb/s, a number above 0: `round(gbps * 125)` bytes per microsecond.
+    pub capacity_gbps: Option<toml::Value>,
+    /// T, microseconds.
+    pub interval_us: Option<toml::Value>,
+    /// d, the senders' reaction time, microseconds.
+    pub rtt_us: Option<toml::Value>,
+    /// Gains, 0 < x < 2.
+    pub alpha: Option<toml::Value>,
+    pub beta: Option<toml::Value>,
+    /// The advice's floor, Mb/s.
+    pub min_mbps: Option<toml::Value>,
+    pub flow_spacing_us: Option<toml::Value>,
+    /// BTH opcode, 0..=255.
+    pub opcode: Option<toml::Value>,
+    /// RA-01: the capable senders' prefixes (IPv4 or IPv6, at most 2).
+    pub capable: Option<Vec<String>>,
+    /// RA-02: policy caps (at most 2).
+    pub policy: Option<Vec<RatePolicyConfig>>,
+}
+
+/// One entry of `[rate_advice] policy`: the senders in `prefix` are advised
+/// at most `mbps`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RatePolicyConfig {
+    pub prefix: String,
+    /// Mb/s, at least 1 (required).
+    pub mbps: Option<toml::Value>,
+}
+
+impl RateAdviceConfig {
+    /// The law's settings, or `None` with the issues of each key; ranges
+    /// and rules between keys are [`RateAdviceLaw::check`]'s.
+    fn law(&self, clocks_per_us: u32, issues: &mut Issues) -> Option<RateAdviceLaw> {
+        let before = issues.0.len();
+        let k = |name: &str| format!("rate_advice.{name}");
+        let mut law = RateAdviceLaw {
+            law: self.law != Some(false),
+            ..RateAdviceLaw::default()
+        };
+        if let Some(v) = &self.capacity_gbps {
+            match number(v) {
+                Ok(gbps) if gbps > 0.0 && gbps.is_finite() => {
+                    let bytes = (gbps * 125.0).round();
+                    if (1.0..=f64::from(rate_advice::CAPACITY_MAX)).contains(&bytes) {
+                        law.capacity = bytes as u32;
+                    } else {
+                        issues.add(
+                            k("capacity_gbps"),
+                            format!(
+                                "{gbps} Gb/s is {bytes} bytes per microsecond; \
+                                 RA_CAPACITY_BYTES_PER_US holds 1..={} (0.008 to 8388.6 Gb/s)",
+                                rate_advice::CAPACITY_MAX
+                            ),
+                        );
+                    }
+                }
+                Ok(gbps) => issues.add(
+                    k("capacity_gbps"),
+                    format!("{gbps} Gb/s: the capacity must be above 0"),
+                ),
+                Err(m) => issues.add(k("capacity_gbps"), m),
+            }
+        }
+        let u32_key = |issues: &mut Issues, name: &str, v: &Option<toml::Value>, min: u64| {
+            v.as_ref()
+                .and_then(|v| int_field(issues, k(name), v, min, u32::MAX.into()))
+                .map(|n| n as u32)
+        };
+        if let Some(us) = u32_key(issues, "interval_us", &self.interval_us, 1) {
+            law.interval_us = us;
+        }
+        if let Some(us) = u32_key(issues, "rtt_us", &self.rtt_us, 1) {
+            law.rtt_us = us;
+        }
+        if let Some(mbps) = u32_key(issues, "min_mbps", &self.min_mbps, 1) {
+            law.min_mbps = mbps;
+        }
+        if let Some(us) = u32_key(issues, "flow_spacing_us", &self.flow_spacing_us, 0) {
+            law.flow_spacing_us = us;
+        }
+        if let Some(v) = &self.opcode {
+            if let Some(op) = int_field(issues, k("opcode"), v, 0, 0xFF) {
+                law.opcode = op as u32;
+            }
+        }
+        for (name, value, slot) in [
+            ("alpha", &self.alpha, &mut law.alpha_q8),
+            ("beta", &self.beta, &mut law.beta_q8),
+        ] {
+            if let Some(v) = value {
+                match number(v) {
+                    Ok(x) if x > 0.0 && x < 2.0 => *slot = gain_q8(x),
+                    Ok(x) => issues.add(
+                        k(name),
+                        format!("{x} is outside (0, 2): the gain is written in 1/256 steps, at most 511/256"),
+                    ),
+                    Err(m) => issues.add(k(name), m),
+                }
+            }
+        }
+        if issues.0.len() != before {
+            return None;
+        }
+        let problems = law.check(clocks_per_us);
+        for (key, e) in &problems {
+            issues.add(k(key), e.to_string());
+        }
+        problems.is_empty().then_some(law)
+    }
+
+    /// The table's writes in order: the parameters ([`RateAdviceLaw::writes`]),
+    /// the capable-sender entries, the policy entries (each cap before its
+    /// entry turns valid; [`prefix_entry_writes`]), then `RA_CONTROL`.
+    fn writes(&self, clocks_per_us: u32, issues: &mut Issues) -> Vec<(u32, u32)> {
+        let law = self.law(clocks_per_us, issues);
+        let mut writes = law.map(|l| l.writes()).unwrap_or_default();
+        let capable: Vec<PrefixEntry> = self
+            .capable
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, text)| PrefixEntry {
+                key: format!("rate_advice.capable[{i}]"),
+                text,
+                before_valid: Vec::new(),
+            })
+            .collect();
+        writes.extend(prefix_entry_writes(
+            "rate_advice.capable",
+            &capable,
+            &rate_advice::CAPABLE,
+            None,
+            issues,
+        ));
+        let mut policy = Vec::new();
+        for (i, p) in self.policy.iter().flatten().enumerate() {
+            let key = format!("rate_advice.policy[{i}]");
+            let cap = match &p.mbps {
+                Some(v) => int_field(issues, format!("{key}.mbps"), v, 1, u32::MAX.into()),
+                None => {
+                    issues.add(
+                        format!("{key}.mbps"),
+                        "a policy entry needs its cap: mbps = N (Mb/s, at least 1)",
+                    );
+                    None
+                }
+            };
+            let mbps_reg = rate_advice::POLICY_MBPS.get(i).copied();
+            policy.push(PrefixEntry {
+                key: format!("{key}.prefix"),
+                text: &p.prefix,
+                before_valid: cap
+                    .zip(mbps_reg)
+                    .map(|(mbps, reg)| vec![(reg, mbps as u32)])
+                    .unwrap_or_default(),
+            });
+        }
+        writes.extend(prefix_entry_writes(
+            "rate_advice.policy",
+            &policy,
+            &rate_advice::POLICY,
+            None,
+            issues,
+        ));
+        if let Some(law) = law {
+            writes.push((offset::RA_CONTROL, law.control()));
+        }
+        writes
+    }
+
+    /// At least one capable-sender prefix is given.
+    fn has_capable(&self) -> bool {
+        self.capable.as_ref().is_some_and(|c| !c.is_empty())
+    }
 }
 
 /// The `[proxy]` table (PX-02, PX-04); every key optional.
@@ -1378,6 +1634,10 @@ pub struct Plan {
     /// Set the gateway's time of day from the host's clock (the timestamp
     /// object is on), after `flows` and before `features`.
     pub set_time_of_day: bool,
+    /// Legal settings that are probably not meant (a `[rate_advice]`
+    /// table while `features` leaves `rate_advice` off); they change
+    /// nothing in the plan. The CLI prints them.
+    pub warnings: Vec<ConfigIssue>,
 }
 
 impl Plan {
@@ -1689,6 +1949,7 @@ impl PortConfig {
 
 /// What validation produced before the current threshold values are known.
 struct Validated {
+    warnings: Vec<ConfigIssue>,
     set_time_of_day: bool,
     raw: Vec<(u32, u32)>,
     ports: Vec<(u32, PortRegisters, Thresholds)>,
@@ -1760,6 +2021,7 @@ impl Config {
             features: validated.features,
             ports_needed: validated.ports_needed,
             set_time_of_day: validated.set_time_of_day,
+            warnings: validated.warnings,
         })
     }
 
@@ -2148,6 +2410,41 @@ impl Config {
             }
             formats.extend(writes);
         }
+        // [rate_advice]: the parameters, the prefix entries in their order,
+        // RA_CONTROL last.
+        let mut warnings = Vec::new();
+        if let Some(ra) = &self.rate_advice {
+            let writes = ra.writes(clocks_per_us, &mut issues);
+            let mut offsets: Vec<u32> = writes.iter().map(|&(o, _)| o).collect();
+            offsets.sort_unstable();
+            offsets.dedup();
+            for offset in offsets {
+                claim(&mut issues, offset, "rate_advice".to_string());
+            }
+            formats.extend(writes);
+            if features.is_some_and(|bits| bits & feature::RATE_ADVICE == 0) {
+                warnings.push(ConfigIssue {
+                    key: "rate_advice".to_string(),
+                    message: "set up, but features leaves rate_advice off: no Rate Advice is \
+                              sent until FEATURE_ENABLE.rate_advice is set (add \"rate_advice\" \
+                              to features)"
+                        .to_string(),
+                });
+            }
+        }
+        let ra_on = features.is_some_and(|bits| bits & feature::RATE_ADVICE != 0);
+        if ra_on
+            && !self
+                .rate_advice
+                .as_ref()
+                .is_some_and(RateAdviceConfig::has_capable)
+        {
+            issues.add(
+                "rate_advice.capable",
+                "Rate Advice goes only to capable senders (RA-01): give at least one prefix in \
+                 [rate_advice] capable (\"::/0\" makes every sender capable)",
+            );
+        }
         // The shaper switches on once its settings are written, the tunnel
         // roles once their tunnel (and the shaper) are.
         if let Some(control) = shaper_control {
@@ -2186,6 +2483,7 @@ impl Config {
 
         if issues.0.is_empty() {
             Ok(Validated {
+                warnings,
                 set_time_of_day,
                 raw,
                 ports,

@@ -525,9 +525,16 @@ mod tests {
 
     #[test]
     fn hw_04_features_absent_from_capabilities_are_refused() {
-        let mut dev = open();
-        // This bitstream implements lh_ecn_mark, lh_cnp, fast_cnp, pre_ecn and proxy_cn, not
-        // rate_advice.
+        // This bitstream implements every feature; a device built before
+        // Rate Advice lists lh_ecn_mark, lh_cnp, fast_cnp, pre_ecn and
+        // proxy_cn, not rate_advice.
+        let mut bus = MemBus::new();
+        let caps = bus.peek(offset::CAPABILITIES).unwrap();
+        bus.poke(
+            offset::CAPABILITIES,
+            caps & !(feature_bit("rate_advice").unwrap() << cngw_regmap::capability::FEATURES_LSB),
+        );
+        let mut dev = Device::open(bus).unwrap();
         dev.set_features(feature_bit("lh_ecn_mark").unwrap() | feature_bit("lh_cnp").unwrap())
             .unwrap();
         dev.bus_mut().clear_log();

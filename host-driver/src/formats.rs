@@ -214,6 +214,33 @@ impl Prefix {
     }
 }
 
+impl Prefix {
+    /// The prefix a gateway entry holds: its four prefix words
+    /// ([`Prefix::register_words`]) and its length in the 128-bit space
+    /// (above 128 acts as 128). An IPv4-mapped address with a length of
+    /// 96 or more reads as the IPv4 prefix; host bits are dropped, as the
+    /// gateway ignores them.
+    pub fn from_register_words(words: [u32; 4], len: u32) -> Prefix {
+        let len = len.min(128);
+        let mut bytes = [0u8; 16];
+        for (w, word) in words.iter().enumerate() {
+            bytes[4 * w..4 * w + 4].copy_from_slice(&word.to_be_bytes());
+        }
+        let v6 = Ipv6Addr::from(bytes);
+        let prefix = match v6.to_ipv4_mapped() {
+            Some(v4) if len >= 96 => Prefix {
+                addr: IpAddr::V4(v4),
+                len: (len - 96) as u8,
+            },
+            _ => Prefix {
+                addr: IpAddr::V6(v6),
+                len: len as u8,
+            },
+        };
+        prefix.network()
+    }
+}
+
 impl fmt::Display for Prefix {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.addr, self.len)
@@ -388,27 +415,15 @@ impl<B: RegisterBus> Device<B> {
             let Some(format) = NotifyFormat::from_register(format) else {
                 continue; // reserved: never matches
             };
-            let mut bytes = [0u8; 16];
-            for w in 0..4 {
-                let word = self.bus_mut().read32(prefix_offset(i) + 4 * w as u32)?;
-                bytes[4 * w..4 * w + 4].copy_from_slice(&word.to_be_bytes());
+            let mut words = [0u32; 4];
+            for (w, word) in words.iter_mut().enumerate() {
+                *word = self.bus_mut().read32(prefix_offset(i) + 4 * w as u32)?;
             }
-            let len = ((control >> format_control::PREFIX_LEN_LSB) & 0xFF).min(128);
-            let v6 = Ipv6Addr::from(bytes);
-            let prefix = match v6.to_ipv4_mapped() {
-                Some(v4) if len >= 96 => Prefix {
-                    addr: IpAddr::V4(v4),
-                    len: (len - 96) as u8,
-                },
-                _ => Prefix {
-                    addr: IpAddr::V6(v6),
-                    len: len as u8,
-                },
-            };
+            let len = (control >> format_control::PREFIX_LEN_LSB) & 0xFF;
             entries.push((
                 i,
                 FormatEntry {
-                    prefix: prefix.network(),
+                    prefix: Prefix::from_register_words(words, len),
                     format,
                 },
             ));

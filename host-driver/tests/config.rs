@@ -30,11 +30,20 @@ fn device() -> Device<MemBus> {
 
 #[test]
 fn hw_04_config_enabling_an_absent_feature_writes_nothing() {
-    // This bitstream's own CAPABILITIES: lh_ecn_mark, lh_cnp, fast_cnp, pre_ecn and proxy_cn, not rate_advice yet.
-    let mut dev = Device::open(MemBus::new()).unwrap();
-    let config =
-        Config::parse(&EXAMPLE.replace("\"lh_ecn_mark\"", "\"lh_ecn_mark\", \"rate_advice\""))
-            .unwrap();
+    // This bitstream implements every FEATURE_ENABLE bit; a device built
+    // before Rate Advice (CAPABILITIES without rate_advice) must refuse it.
+    let mut bus = MemBus::new();
+    let caps = bus.peek(offset::CAPABILITIES).unwrap();
+    bus.poke(
+        offset::CAPABILITIES,
+        caps & !(feature::RATE_ADVICE << cngw_regmap::capability::FEATURES_LSB),
+    );
+    let mut dev = Device::open(bus).unwrap();
+    let config = Config::parse(&format!(
+        "{}\n[rate_advice]\ncapable = [\"::/0\"]\n",
+        EXAMPLE.replace("\"lh_ecn_mark\"", "\"lh_ecn_mark\", \"rate_advice\"")
+    ))
+    .unwrap();
     let err = apply_config(&mut dev, &config).unwrap_err();
     assert!(err.to_string().contains("rate_advice"), "{err}");
     assert!(
@@ -1958,5 +1967,486 @@ fn px_03_config_rejects_bad_proxy_tables() {
             err.to_string().contains(key),
             "{text:?} should be rejected at {key}: {err}"
         );
+    }
+}
+
+/// RA-02: the full `[rate_advice]` example as a register plan: the
+/// parameters in offset order, the capable-sender entries and the policy
+/// entries (each cleared, its prefix, a policy entry's cap, then its
+/// control), `RA_CONTROL` last before FEATURE_ENABLE.
+const RATE_ADVICE: &str = r#"
+features = ["rate_advice"]
+[rate_advice]
+law = true
+capacity_gbps = 100
+interval_us = 1000
+rtt_us = 10000
+alpha = 0.4
+beta = 0.226
+min_mbps = 200
+flow_spacing_us = 500
+opcode = 0x1E
+capable = ["10.1.0.0/16", "2001:db8:100::/40"]
+policy = [{ prefix = "10.1.2.0/24", mbps = 20000 }]
+"#;
+
+#[test]
+fn ra_02_config_law_registers() {
+    use cngw_regmap::fcn_rx_dom_control::{LEN_SHIFT, VALID};
+    let config = Config::parse(RATE_ADVICE).unwrap();
+    let mut dev = device();
+    let plan = apply_config(&mut dev, &config).unwrap();
+    assert_eq!(
+        plan.writes,
+        [
+            (offset::RA_OPCODE, 0x1E),
+            (offset::RA_CAPACITY_BYTES_PER_US, 12_500),
+            (offset::RA_INTERVAL_US, 1_000),
+            (offset::RA_GAINS_Q8, 102 | 58 << 16),
+            (offset::RA_T_OVER_D_Q16, 6_554),
+            (offset::RA_INV_DC_Q32, 34),
+            (offset::RA_MIN_MBPS, 200),
+            (offset::RA_FLOW_SPACING_US, 500),
+            (offset::RA_CAP0_CONTROL, 0),
+            (offset::RA_CAP0_PREFIX_0, 0),
+            (offset::RA_CAP0_PREFIX_1, 0),
+            (offset::RA_CAP0_PREFIX_2, 0xffff),
+            (offset::RA_CAP0_PREFIX_3, 0x0a01_0000),
+            (offset::RA_CAP0_CONTROL, VALID | 112 << LEN_SHIFT),
+            (offset::RA_CAP1_CONTROL, 0),
+            (offset::RA_CAP1_PREFIX_0, 0x2001_0db8),
+            (offset::RA_CAP1_PREFIX_1, 0x0100_0000),
+            (offset::RA_CAP1_PREFIX_2, 0),
+            (offset::RA_CAP1_PREFIX_3, 0),
+            (offset::RA_CAP1_CONTROL, VALID | 40 << LEN_SHIFT),
+            (offset::RA_POLICY0_CONTROL, 0),
+            (offset::RA_POLICY0_PREFIX_0, 0),
+            (offset::RA_POLICY0_PREFIX_1, 0),
+            (offset::RA_POLICY0_PREFIX_2, 0xffff),
+            (offset::RA_POLICY0_PREFIX_3, 0x0a01_0200),
+            (offset::RA_POLICY0_MBPS, 20_000),
+            (offset::RA_POLICY0_CONTROL, VALID | 120 << LEN_SHIFT),
+            (offset::RA_POLICY1_CONTROL, 0),
+            (offset::RA_CONTROL, 1),
+        ]
+    );
+    assert_eq!(plan.features, Some(feature::RATE_ADVICE));
+    assert!(plan.warnings.is_empty(), "{:?}", plan.warnings);
+    assert_eq!(dev.bus().write_log(), plan.bus_writes().as_slice());
+    assert!(
+        plan.to_string()
+            .contains("RA_GAINS_Q8 @ 0x870 <- 3801190 (0x3a0066)"),
+        "{plan}"
+    );
+    // What the driver reads back.
+    let s = dev.rate_advice().unwrap();
+    assert!(s.enabled && s.law);
+    assert_eq!(
+        (s.opcode, s.capacity, s.interval_us, s.alpha_q8, s.beta_q8),
+        (0x1E, 12_500, 1_000, 102, 58)
+    );
+    assert_eq!((s.t_over_d_q16, s.inv_dc_q32, s.min_mbps), (6_554, 34, 200));
+    assert_eq!((s.flow_spacing_us, s.ceiling_mbps()), (500, 100_000));
+    let d = s.reaction_time_us().unwrap();
+    assert!((d - 10_000.0).abs() < 1.0, "{d}");
+    let capable: Vec<String> = s.capable.iter().map(|(i, p)| format!("{i} {p}")).collect();
+    assert_eq!(capable, ["0 10.1.0.0/16", "1 2001:db8:100::/40"]);
+    let policy: Vec<String> = s
+        .policy
+        .iter()
+        .map(|(i, p, mbps)| format!("{i} {p} {mbps}"))
+        .collect();
+    assert_eq!(policy, ["0 10.1.2.0/24 20000"]);
+
+    // Every key left out: the registers' reset values (RcpParams::default()
+    // of the model), the law on.
+    let config = Config::parse("[rate_advice]\ncapable = [\"::/0\"]").unwrap();
+    let mut dev = device();
+    let plan = apply_config(&mut dev, &config).unwrap();
+    let p = cngw_model::rate_advice::RcpParams::default();
+    let r = p.registers();
+    for (off, want) in [
+        (offset::RA_OPCODE, 0x1D),
+        (offset::RA_CAPACITY_BYTES_PER_US, p.capacity),
+        (offset::RA_INTERVAL_US, p.interval_us),
+        (offset::RA_GAINS_Q8, p.alpha_q8 | p.beta_q8 << 16),
+        (offset::RA_T_OVER_D_Q16, r.t_over_d_q16),
+        (offset::RA_INV_DC_Q32, r.inv_dc_q32),
+        (offset::RA_MIN_MBPS, p.min_mbps),
+        (offset::RA_FLOW_SPACING_US, 1_000),
+        (offset::RA_CAP0_CONTROL, VALID),
+        (offset::RA_CONTROL, 1),
+    ] {
+        let reg = cngw_regmap::by_offset(off).unwrap();
+        assert_eq!(dev.bus().peek(off), Some(want), "{}", reg.name);
+        if off != offset::RA_CONTROL && off != offset::RA_CAP0_CONTROL {
+            assert_eq!(want, reg.reset, "{}", reg.name);
+        }
+    }
+    assert_eq!(plan.features, None);
+    assert!(plan.warnings.is_empty(), "{:?}", plan.warnings);
+    // law = false: the advice is 8 C.
+    let config = Config::parse("[rate_advice]\nlaw = false\ncapacity_gbps = 400").unwrap();
+    let mut dev = device();
+    let plan = apply_config(&mut dev, &config).unwrap();
+    assert_eq!(plan.writes.last(), Some(&(offset::RA_CONTROL, 0)));
+    assert_eq!(
+        dev.bus().peek(offset::RA_CAPACITY_BYTES_PER_US),
+        Some(50_000)
+    );
+}
+
+/// RA-02: the host's T/d and 1/(d C) round exactly as the model's
+/// `RcpParams::registers()`, for the driver's function and through a
+/// configuration file.
+#[test]
+fn ra_02_config_ratios_round_like_the_model() {
+    use cngw_driver::rate_advice::law_registers;
+    use cngw_model::rate_advice::RcpParams;
+    // (capacity bytes/us, d us, T us)
+    let sets = [
+        (12_500, 10_000, 1_000),
+        (12_500, 100, 10),
+        (50_000, 2_500, 250),
+        (1_250, 30_000, 3_000),
+        (1_048_575, 8_000, 7),
+        (1, 1, 1),
+        (3_125, 777, 333),
+        (125_000, 65_000, 65_000),
+        (12_345, 123_457, 1),
+    ];
+    for (capacity, rtt_us, interval_us) in sets {
+        let model = RcpParams {
+            capacity,
+            rtt_us,
+            interval_us,
+            ..RcpParams::default()
+        }
+        .registers();
+        let host = law_registers(capacity, rtt_us, interval_us);
+        assert_eq!(
+            (host.t_over_d_q16, host.inv_dc_q32),
+            (model.t_over_d_q16, model.inv_dc_q32),
+            "C {capacity}, d {rtt_us}, T {interval_us}"
+        );
+        // The same through [rate_advice] (capacity in Gb/s: bytes/us / 125).
+        let gbps = capacity as f64 / 125.0;
+        let text = format!(
+            "[rate_advice]\ncapacity_gbps = {gbps:?}\nrtt_us = {rtt_us}\ninterval_us = {interval_us}\n\
+             min_mbps = 1\n[gateway]\nclocks_per_us = 322\n"
+        );
+        let plan = Config::parse(&text)
+            .unwrap()
+            .plan_with(1, |_| unreachable!("no port"))
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        let at = |off: u32| plan.writes.iter().find(|w| w.0 == off).map(|w| w.1);
+        assert_eq!(
+            at(offset::RA_CAPACITY_BYTES_PER_US),
+            Some(capacity),
+            "{text}"
+        );
+        assert_eq!(
+            at(offset::RA_T_OVER_D_Q16),
+            Some(model.t_over_d_q16),
+            "{text}"
+        );
+        assert_eq!(at(offset::RA_INV_DC_Q32), Some(model.inv_dc_q32), "{text}");
+    }
+    // Gains: round(x * 256).
+    let plan = Config::parse("[rate_advice]\nalpha = 0.5\nbeta = 1.998")
+        .unwrap()
+        .plan_with(1, |_| unreachable!())
+        .unwrap();
+    assert!(
+        plan.writes
+            .contains(&(offset::RA_GAINS_Q8, 128 | 511 << 16)),
+        "{plan}"
+    );
+}
+
+/// RA-01/RA-02: capable senders and policy entries; entries not listed are
+/// cleared; the feature needs a capable prefix, and a table the features
+/// leave off is a warning.
+#[test]
+fn ra_01_config_capable_prefixes_and_policy() {
+    use cngw_regmap::fcn_rx_dom_control::{LEN_SHIFT, VALID};
+    let config = Config::parse(
+        r#"
+features = ["lh_ecn_mark", "rate_advice"]
+[rate_advice]
+capable = ["::/0"]
+policy = [
+  { prefix = "2001:db8::/32", mbps = 5000 },
+  { prefix = "0.0.0.0/0", mbps = 40000 },
+]
+"#,
+    )
+    .unwrap();
+    let mut dev = device();
+    // Entries left over from before: cleared by the new lists.
+    dev.write_by_name("RA_CAP1_CONTROL", VALID | 128 << LEN_SHIFT)
+        .unwrap();
+    dev.bus_mut().clear_log();
+    let plan = apply_config(&mut dev, &config).unwrap();
+    let bus = dev.bus();
+    for (off, want) in [
+        (offset::RA_CAP0_CONTROL, VALID),
+        (offset::RA_CAP0_PREFIX_0, 0),
+        (offset::RA_CAP1_CONTROL, 0),
+        (offset::RA_POLICY0_PREFIX_0, 0x2001_0db8),
+        (offset::RA_POLICY0_CONTROL, VALID | 32 << LEN_SHIFT),
+        (offset::RA_POLICY0_MBPS, 5_000),
+        (offset::RA_POLICY1_PREFIX_2, 0xffff),
+        (offset::RA_POLICY1_PREFIX_3, 0),
+        (offset::RA_POLICY1_CONTROL, VALID | 96 << LEN_SHIFT),
+        (offset::RA_POLICY1_MBPS, 40_000),
+        (
+            offset::FEATURE_ENABLE,
+            feature::LH_ECN_MARK | feature::RATE_ADVICE,
+        ),
+    ] {
+        assert_eq!(bus.peek(off), Some(want), "{off:#x}");
+    }
+    // A cap is in place before its entry turns valid; RA_CONTROL after
+    // every entry, FEATURE_ENABLE last.
+    let log = bus.write_log();
+    let at = |w: (u32, u32)| log.iter().position(|&x| x == w).unwrap();
+    assert!(
+        at((offset::RA_POLICY1_MBPS, 40_000))
+            < at((offset::RA_POLICY1_CONTROL, VALID | 96 << LEN_SHIFT))
+    );
+    assert!(
+        at((offset::RA_POLICY1_CONTROL, VALID | 96 << LEN_SHIFT)) < at((offset::RA_CONTROL, 1))
+    );
+    assert_eq!(log.last().unwrap().0, offset::FEATURE_ENABLE);
+    assert!(plan.warnings.is_empty(), "{:?}", plan.warnings);
+    let s = dev.rate_advice().unwrap();
+    assert_eq!(s.capable.len(), 1);
+    assert_eq!(s.capable[0].1.to_string(), "::/0");
+    assert_eq!(s.policy[1].1.to_string(), "0.0.0.0/0");
+
+    // The feature without a capable sender: nothing would ever be sent
+    // (as [proxy] generate without a domain).
+    for text in [
+        "features = [\"rate_advice\"]",
+        "features = [\"rate_advice\"]\n[rate_advice]\nlaw = true",
+        "features = [\"rate_advice\"]\n[rate_advice]\ncapable = []",
+    ] {
+        let err = rejected(text);
+        assert!(
+            issues(&err)
+                .iter()
+                .any(|i| i
+                    .starts_with("rate_advice.capable: Rate Advice goes only to capable senders")),
+            "{text}: {err}"
+        );
+    }
+    // The table while features leaves rate_advice off: valid, with a warning;
+    // without a features key (FEATURE_ENABLE left alone) no warning.
+    let config =
+        Config::parse("features = [\"lh_ecn_mark\"]\n[rate_advice]\ncapable = [\"10.0.0.0/8\"]")
+            .unwrap();
+    let mut dev = device();
+    let plan = apply_config(&mut dev, &config).unwrap();
+    assert_eq!(plan.warnings.len(), 1, "{:?}", plan.warnings);
+    assert_eq!(plan.warnings[0].key, "rate_advice");
+    assert!(
+        plan.warnings[0]
+            .message
+            .contains("features leaves rate_advice off"),
+        "{:?}",
+        plan.warnings
+    );
+    let config = Config::parse("[rate_advice]\ncapable = [\"10.0.0.0/8\"]").unwrap();
+    let plan = apply_config(&mut device(), &config).unwrap();
+    assert!(plan.warnings.is_empty(), "{:?}", plan.warnings);
+}
+
+/// RA-01..RA-03: bad values are refused before any write, each at its key.
+#[test]
+fn ra_02_config_rejects_bad_values() {
+    let policy3 = "[rate_advice]\npolicy = [{ prefix = \"10.1.0.0/16\", mbps = 1 }, \
+                   { prefix = \"10.2.0.0/16\", mbps = 1 }, { prefix = \"10.3.0.0/16\", mbps = 1 }]";
+    for (text, key, message) in [
+        (
+            "[rate_advice]\ncapacity_gbps = 0",
+            "rate_advice.capacity_gbps",
+            "above 0",
+        ),
+        (
+            "[rate_advice]\ncapacity_gbps = -100",
+            "rate_advice.capacity_gbps",
+            "above 0",
+        ),
+        (
+            "[rate_advice]\ncapacity_gbps = 10000",
+            "rate_advice.capacity_gbps",
+            "1250000 bytes per microsecond",
+        ),
+        (
+            "[rate_advice]\ncapacity_gbps = 0.001",
+            "rate_advice.capacity_gbps",
+            "0 bytes per microsecond",
+        ),
+        (
+            "[rate_advice]\ncapacity_gbps = \"100G\"",
+            "rate_advice.capacity_gbps",
+            "expected a number",
+        ),
+        (
+            "[rate_advice]\ninterval_us = 0",
+            "rate_advice.interval_us",
+            "outside",
+        ),
+        (
+            "[rate_advice]\ninterval_us = 16777216\nrtt_us = 20000000\ncapacity_gbps = 1",
+            "rate_advice.interval_us",
+            "outside 1..=16777215",
+        ),
+        (
+            "[gateway]\nclocks_per_us = 100\n[rate_advice]\ninterval_us = 1\nrtt_us = 10",
+            "rate_advice.interval_us",
+            "interval_us 1 at clocks_per_us 100 is 100 clocks",
+        ),
+        (
+            "[gateway]\nclocks_per_us = 41\n[rate_advice]\ninterval_us = 3\nrtt_us = 10",
+            "rate_advice.interval_us",
+            "at least 124 clocks per interval (interval_us >= 4",
+        ),
+        (
+            "[rate_advice]\ninterval_us = 20000",
+            "rate_advice.interval_us",
+            "longer than rtt_us 10000",
+        ),
+        ("[rate_advice]\nrtt_us = 0", "rate_advice.rtt_us", "outside"),
+        (
+            "[rate_advice]\nrtt_us = 1000000\ncapacity_gbps = 1000",
+            "rate_advice.rtt_us",
+            "1/(d C) rounds to 0",
+        ),
+        (
+            "[rate_advice]\nrtt_us = 200000\ninterval_us = 1\ncapacity_gbps = 1",
+            "rate_advice.rtt_us",
+            "RA_T_OVER_D_Q16",
+        ),
+        (
+            "[rate_advice]\nalpha = 0",
+            "rate_advice.alpha",
+            "outside (0, 2)",
+        ),
+        (
+            "[rate_advice]\nalpha = 2.0",
+            "rate_advice.alpha",
+            "outside (0, 2)",
+        ),
+        (
+            "[rate_advice]\nalpha = 1.999",
+            "rate_advice.alpha",
+            "512/256",
+        ),
+        ("[rate_advice]\nalpha = 0.001", "rate_advice.alpha", "0/256"),
+        (
+            "[rate_advice]\nbeta = -0.2",
+            "rate_advice.beta",
+            "outside (0, 2)",
+        ),
+        (
+            "[rate_advice]\nbeta = \"0.2\"",
+            "rate_advice.beta",
+            "expected a number",
+        ),
+        (
+            "[rate_advice]\nmin_mbps = 0",
+            "rate_advice.min_mbps",
+            "outside",
+        ),
+        (
+            "[rate_advice]\nmin_mbps = 100001",
+            "rate_advice.min_mbps",
+            "outside 1..=100000",
+        ),
+        (
+            "[rate_advice]\nopcode = 256",
+            "rate_advice.opcode",
+            "outside 0..=255",
+        ),
+        (
+            "[rate_advice]\nflow_spacing_us = -1",
+            "rate_advice.flow_spacing_us",
+            "outside",
+        ),
+        (
+            "[rate_advice]\ncapable = [\"10.0.0.0/8\", \"fd00::/16\", \"fd01::/16\"]",
+            "rate_advice.capable",
+            "3 prefixes given; the gateway holds 2",
+        ),
+        (
+            "[rate_advice]\ncapable = [\"10.1.0.1/16\"]",
+            "rate_advice.capable[0]",
+            "host bits",
+        ),
+        (
+            "[rate_advice]\ncapable = [\"10.1.0.0/33\"]",
+            "rate_advice.capable[0]",
+            "at most 32",
+        ),
+        (
+            "[rate_advice]\ncapable = [\"10.0.0.0/8\", \"senders\"]",
+            "rate_advice.capable[1]",
+            "not a prefix",
+        ),
+        (
+            "[rate_advice]\ncapable = [\"::ffff:10.0.0.0/104\"]",
+            "rate_advice.capable[0]",
+            "10.0.0.0/8",
+        ),
+        (
+            "[rate_advice]\npolicy = [{ prefix = \"10.1.2.0/24\" }]",
+            "rate_advice.policy[0].mbps",
+            "needs its cap",
+        ),
+        (
+            "[rate_advice]\npolicy = [{ prefix = \"10.1.2.0/24\", mbps = 0 }]",
+            "rate_advice.policy[0].mbps",
+            "outside 1..=4294967295",
+        ),
+        (
+            "[rate_advice]\npolicy = [{ prefix = \"10.1.2.0/24\", mbps = \"10G\" }]",
+            "rate_advice.policy[0].mbps",
+            "expected an integer",
+        ),
+        (
+            "[rate_advice]\npolicy = [{ prefix = \"10.1.2.1/24\", mbps = 10 }]",
+            "rate_advice.policy[0].prefix",
+            "host bits",
+        ),
+        (policy3, "rate_advice.policy", "3 prefixes given"),
+        (
+            "[rate_advice]\ncapable = [\"10.0.0.0/8\"]\n[registers]\nRA_OPCODE = 5",
+            "rate_advice",
+            "sets RA_OPCODE, which registers.RA_OPCODE also sets",
+        ),
+    ] {
+        let err = rejected(text);
+        let found = issues(&err);
+        assert!(
+            found
+                .iter()
+                .any(|i| i.starts_with(&format!("{key}: ")) && i.contains(message)),
+            "{text:?} should be rejected at {key} with {message:?}: {found:#?}"
+        );
+    }
+    // Keys the table does not know, and a policy entry's.
+    for (text, message) in [
+        ("[rate_advice]\ncapacity = 100", "unknown field `capacity`"),
+        (
+            "[rate_advice]\npolicy = [{ prefix = \"10.1.2.0/24\", cap = 5 }]",
+            "unknown field `cap`",
+        ),
+        ("[rate_advice]\nlaw = 1", "invalid type"),
+    ] {
+        let err = rejected(text);
+        assert!(matches!(err, ConfigError::Parse { .. }), "{text}: {err}");
+        assert!(err.to_string().contains(message), "{text}: {err}");
     }
 }

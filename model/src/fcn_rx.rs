@@ -119,23 +119,29 @@ pub fn in_domain(src: Ipv6Addr, r: &dyn Registers) -> bool {
         (offset::FCN_RX_DOM1_PREFIX_0, offset::FCN_RX_DOM1_CONTROL),
     ]
     .into_iter()
-    .any(|(prefix, control)| {
-        let c = r.reg(control);
-        if c & fcn_rx_dom_control::VALID == 0 {
-            return false;
-        }
-        let len = ((c >> fcn_rx_dom_control::LEN_SHIFT) & 0xFF).min(128);
-        let mut p = [0u8; 16];
-        for i in 0..4 {
-            p[4 * i..4 * i + 4].copy_from_slice(&r.reg(prefix + 4 * i as u32).to_be_bytes());
-        }
-        let mask = if len == 0 {
-            0
-        } else {
-            u128::MAX << (128 - len)
-        };
-        (u128::from(src) ^ u128::from_be_bytes(p)) & mask == 0
-    })
+    .any(|(prefix, control)| prefix_covers(src, r, prefix, control))
+}
+
+/// The prefix in the four registers from `prefix` (network order, IPv4 as
+/// `::ffff:a.b.c.d`) with the valid bit and length of register `control`
+/// (`FCN_RX_DOMn_CONTROL`'s fields) covers `src` (the hardware's
+/// `PrefixMatch`).
+pub fn prefix_covers(src: Ipv6Addr, r: &dyn Registers, prefix: u32, control: u32) -> bool {
+    let c = r.reg(control);
+    if c & fcn_rx_dom_control::VALID == 0 {
+        return false;
+    }
+    let len = ((c >> fcn_rx_dom_control::LEN_SHIFT) & 0xFF).min(128);
+    let mut p = [0u8; 16];
+    for i in 0..4 {
+        p[4 * i..4 * i + 4].copy_from_slice(&r.reg(prefix + 4 * i as u32).to_be_bytes());
+    }
+    let mask = if len == 0 {
+        0
+    } else {
+        u128::MAX << (128 - len)
+    };
+    (u128::from(src) ^ u128::from_be_bytes(p)) & mask == 0
 }
 
 /// The ingress PE's translation of received Fast CNPs.

@@ -94,6 +94,11 @@ pub struct GatewayModel {
     /// Each flow's byte counts per observation window as the flow table
     /// keeps them (LH-06, LH-10).
     windows: BTreeMap<FlowKey, FlowWindow>,
+    /// RA-02: the port's law; RA-03: each flow's last advice (Mb/s) and
+    /// the microsecond it was sent; the messages decided.
+    ra_law: crate::rate_advice::PortLaw,
+    ra_flows: BTreeMap<FlowKey, (u32, u32)>,
+    ra_pending: Vec<Notification>,
 }
 
 /// A flow's byte counts per observation window, as its flow-table entry
@@ -236,6 +241,9 @@ impl GatewayModel {
             proxy_table: Default::default(),
             placement: Default::default(),
             windows: BTreeMap::new(),
+            ra_law: Default::default(),
+            ra_flows: BTreeMap::new(),
+            ra_pending: Vec::new(),
         }
     }
 
@@ -638,6 +646,8 @@ impl GatewayModel {
         self.proxy_tx = crate::proxy_tx::ProxyTxModel::new(clock);
         self.lh_clock = clock;
         self.windows.clear();
+        self.ra_law = Default::default();
+        self.ra_flows.clear();
         self.depth_steps.clear();
         self.pe_average = Default::default();
     }
@@ -727,6 +737,117 @@ impl GatewayModel {
 
     pub fn take_proxy_cnps(&mut self) -> Vec<Notification> {
         self.proxy_rx.take()
+    }
+
+    /// RA-03: Rate Advice messages, in the order decided (taken out).
+    pub fn take_rate_advice(&mut self) -> Vec<Notification> {
+        std::mem::take(&mut self.ra_pending)
+    }
+
+    /// RA-02: the port's advised rate (Mb/s) in absolute clock `clock`
+    /// (`RA_PORT_RATE_MBPS`); a later clock than any asked before.
+    pub fn rate_advice_port_rate_at(&mut self, clock: u64) -> u32 {
+        let k = clock.saturating_sub(self.lh.reset_clock());
+        let lh = &self.lh;
+        self.ra_law.rate_at(
+            k,
+            self.registers.view(),
+            |lo, hi| lh.port_bytes_between(lo, hi),
+            |e| lh.depth_at(e),
+        )
+    }
+
+    /// RA-02: `RA_INTERVAL_US` was written (the new value is in the
+    /// model's registers) in absolute clock `clock`, away from a
+    /// microsecond tick (see `PortLaw::interval_written`).
+    pub fn rate_advice_interval_written(&mut self, clock: u64) {
+        let k = clock.saturating_sub(self.lh.reset_clock());
+        self.ra_law.interval_written(k, self.registers.view());
+    }
+
+    /// RA-01..RA-03: a RoCEv2 frame from dc_rx found (or entered) its flow
+    /// in the table; its decision clock is `clock`.
+    fn rate_advice(
+        &mut self,
+        clock: u64,
+        key: FlowKey,
+        inserted: bool,
+        sqp: Option<u32>,
+        frame: &[u8],
+        parsed: &ParsedHeader,
+    ) {
+        use crate::fcn_rx::prefix_covers;
+        use crate::longhaul::{gw_ipv6, gw_mac};
+        use cngw_packet::envelope::Envelope;
+        use cngw_packet::rate_advice::{RateAdvice, RateAdviceMessage};
+        use std::net::{Ipv4Addr, Ipv6Addr};
+        let r = self.registers.view();
+        if r.reg(offset::FEATURE_ENABLE) & cngw_regmap::feature::RATE_ADVICE == 0 {
+            return;
+        }
+        let sender = Ipv6Addr::from(key.sip);
+        let capable = prefix_covers(sender, r, offset::RA_CAP0_PREFIX_0, offset::RA_CAP0_CONTROL)
+            || prefix_covers(sender, r, offset::RA_CAP1_PREFIX_0, offset::RA_CAP1_CONTROL);
+        if !capable {
+            return;
+        }
+        let port = self.rate_advice_port_rate_at(clock);
+        let r = self.registers.view();
+        let mut advice = port;
+        for (prefix, control, mbps) in [
+            (
+                offset::RA_POLICY0_PREFIX_0,
+                offset::RA_POLICY0_CONTROL,
+                offset::RA_POLICY0_MBPS,
+            ),
+            (
+                offset::RA_POLICY1_PREFIX_0,
+                offset::RA_POLICY1_CONTROL,
+                offset::RA_POLICY1_MBPS,
+            ),
+        ] {
+            if prefix_covers(sender, r, prefix, control) {
+                advice = advice.min(r.reg(mbps));
+            }
+        }
+        let advice = advice & 0xFF_FFFF;
+        let Some(sqp) = sqp else {
+            self.count(offset::RA_NO_SQP);
+            return;
+        };
+        let k = clock.saturating_sub(self.lh.reset_clock());
+        let now_us = (k / r.reg(offset::CLOCKS_PER_US).max(1) as u64) as u32;
+        let last = if inserted {
+            None
+        } else {
+            self.ra_flows.get(&key).copied()
+        };
+        let changed = last.is_none_or(|(a, _)| a != advice);
+        let spaced =
+            last.is_none_or(|(_, t)| now_us.wrapping_sub(t) >= r.reg(offset::RA_FLOW_SPACING_US));
+        if !changed {
+            return;
+        }
+        if !spaced {
+            self.count(offset::RA_HELD);
+            return;
+        }
+        let env = match sender.to_ipv4_mapped() {
+            Some(v4) => Envelope::ipv4(Ipv4Addr::from(r.reg(offset::GW_IPV4)), v4),
+            None => Envelope::ipv6(gw_ipv6(r), sender),
+        }
+        .with_macs(gw_mac(r), frame[6..12].try_into().unwrap())
+        .with_dscp((r.reg(offset::NOTIFY_DSCP) & 0x3F) as u8);
+        let mut m = RateAdviceMessage::new(sqp, RateAdvice::new(advice, parsed.dest_qp, 0));
+        m.opcode = (r.reg(offset::RA_OPCODE) & 0xFF) as u8;
+        m.pkey = parsed.pkey;
+        self.ra_pending.push(Notification {
+            clock,
+            frame: Frame::new(m.to_frame(&env).to_bytes()),
+        });
+        self.ra_flows.insert(key, (advice, now_us));
+        self.count(offset::RA_SENT);
+        crate::longhaul::count_sent(&mut self.registers);
     }
 
     /// PE-05: light Fast CNPs the ingress PE handed to its shaper instead
@@ -905,8 +1026,9 @@ impl GatewayModel {
             if let Some(t) = header_clock {
                 self.learn_queue.data_clocks.insert(t);
             }
-            let flow = self.look_up_and_learn(&parsed);
             let key = FlowKey::of_header(&parsed);
+            let existed = self.flows.contains_key(&key);
+            let flow = self.look_up_and_learn(&parsed);
             if flow.sqp.is_none() && is_psn_request(parsed.opcode) {
                 self.psn_event(None, Some((key, parsed.psn)), header_clock);
             }
@@ -946,6 +1068,10 @@ impl GatewayModel {
             };
             self.lh_clock = clock;
             self.lh.decide(&pkt, clock, &mut self.registers);
+            if self.flows.contains_key(&key) {
+                let inserted = !existed;
+                self.rate_advice(clock, key, inserted, flow.sqp, &frame.data, &parsed);
+            }
             for job in self.lh.take_proxy_jobs() {
                 self.proxy_tx.decided(
                     job.clock,

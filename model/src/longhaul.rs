@@ -456,7 +456,16 @@ impl LonghaulModel {
     }
 
     /// The depth the controller saw in clock `k` (since reset).
-    fn depth_at(&self, k: u64) -> u32 {
+    /// RA-02: the RoCEv2 bytes toward the WAN looked up in clocks `lo..hi`
+    /// (since reset).
+    pub fn port_bytes_between(&self, lo: u64, hi: u64) -> u64 {
+        let a = self.port_requests.partition_point(|r| r.0 < lo);
+        let b = self.port_requests.partition_point(|r| r.0 < hi);
+        self.port_requests[a..b].iter().map(|r| r.1 as u64).sum()
+    }
+
+    /// The queue depth the controller sees in clock `k` (since reset).
+    pub fn depth_at(&self, k: u64) -> u32 {
         let n = self.depth_history.partition_point(|(e, _)| *e <= k);
         if n == 0 {
             0

@@ -113,13 +113,161 @@ impl RcpState {
     /// it, `queue` bytes wait at its end. Returns the new rate.
     pub fn step(&mut self, arrived: u64, queue: u64, p: &RcpParams) -> u32 {
         let r = p.registers();
-        let spare = p.capacity as i128 * p.interval_us as i128 - arrived as i128;
-        let drain = (queue as i128 * r.t_over_d_q16 as i128) >> 16;
-        let num = p.alpha_q8 as i128 * spare - p.beta_q8 as i128 * drain;
-        let delta = ((num * r.inv_dc_q32 as i128) >> 24).clamp(-(1 << 15), 1 << 16);
-        let rate = self.rate_mbps as i128 + ((self.rate_mbps as i128 * delta) >> 16);
-        self.rate_mbps = rate.clamp(p.min_mbps as i128, p.capacity_mbps() as i128) as u32;
+        self.rate_mbps = law_step(
+            self.rate_mbps,
+            arrived,
+            queue,
+            &LawRegisters {
+                capacity_x_interval: p.capacity as u64 * p.interval_us as u64,
+                alpha_q8: p.alpha_q8,
+                beta_q8: p.beta_q8,
+                t_over_d_q16: r.t_over_d_q16,
+                inv_dc_q32: r.inv_dc_q32,
+                min_mbps: p.min_mbps,
+                max_mbps: p.capacity_mbps(),
+            },
+        );
         self.rate_mbps
+    }
+}
+
+/// The law's inputs as the gateway holds them (registers, C x T).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LawRegisters {
+    pub capacity_x_interval: u64,
+    pub alpha_q8: u32,
+    pub beta_q8: u32,
+    pub t_over_d_q16: u32,
+    pub inv_dc_q32: u32,
+    pub min_mbps: u32,
+    pub max_mbps: u32,
+}
+
+/// One step of the law from `rate` (the arithmetic above; the result
+/// raised to `min_mbps`, then lowered to `max_mbps`).
+pub fn law_step(rate: u32, arrived: u64, queue: u64, l: &LawRegisters) -> u32 {
+    let spare = l.capacity_x_interval as i128 - arrived as i128;
+    let drain = (queue as i128 * l.t_over_d_q16 as i128) >> 16;
+    let num = l.alpha_q8 as i128 * spare - l.beta_q8 as i128 * drain;
+    let delta = ((num * l.inv_dc_q32 as i128) >> 24).clamp(-(1 << 15), 1 << 16);
+    let next = rate as i128 + ((rate as i128 * delta) >> 16);
+    next.max(l.min_mbps as i128).min(l.max_mbps as i128) as u32
+}
+
+/// Clocks from a control interval's last clock to the clock the gateway's
+/// law writes the new rate in (`cngw_hdl::ra::LAW_CLOCKS`): decisions see it
+/// from the clock after; an interval that ends while the law still runs is
+/// skipped.
+pub const LAW_CLOCKS: u64 = 123;
+
+/// The law's inputs from the gateway's registers (C bits 19..0, T bits
+/// 23..0, as the hardware takes them).
+pub fn law_registers(r: &dyn crate::longhaul::Registers) -> LawRegisters {
+    use cngw_regmap::offset;
+    let capacity = r.reg(offset::RA_CAPACITY_BYTES_PER_US) & 0xF_FFFF;
+    let gains = r.reg(offset::RA_GAINS_Q8);
+    LawRegisters {
+        capacity_x_interval: capacity as u64 * (r.reg(offset::RA_INTERVAL_US) & 0xFF_FFFF) as u64,
+        alpha_q8: gains & 0x1FF,
+        beta_q8: (gains >> 16) & 0x1FF,
+        t_over_d_q16: r.reg(offset::RA_T_OVER_D_Q16),
+        inv_dc_q32: r.reg(offset::RA_INV_DC_Q32),
+        min_mbps: r.reg(offset::RA_MIN_MBPS),
+        max_mbps: capacity * MBPS_PER_BYTE_PER_US,
+    }
+}
+
+/// RA-02 in the gateway: the port's law on the registers. Control
+/// intervals are counted in microsecond ticks (tick `m` in clock
+/// `m * CLOCKS_PER_US - 1` after reset): an interval ends at the tick that
+/// makes it `RA_INTERVAL_US` ticks long, the first one at tick
+/// `RA_INTERVAL_US`; the law steps while `RA_CONTROL.law` is set.
+#[derive(Clone, Debug, Default)]
+pub struct PortLaw {
+    /// The law's last result, Mb/s; 0 before the first (the advice is then
+    /// `8 C`).
+    rate: u32,
+    /// The rate decisions see now (0: `8 C`).
+    visible: u32,
+    /// Results not yet visible: (first clock they are, rate).
+    results: std::collections::VecDeque<(u64, u32)>,
+    /// The tick the last interval ended at (0: reset).
+    last_end_tick: u64,
+    /// The tick the current interval ends at when `RA_INTERVAL_US` was
+    /// rewritten during it.
+    next_end_tick: Option<u64>,
+    /// The first clock (since reset) the law takes a new interval in.
+    free_from: u64,
+}
+
+impl PortLaw {
+    /// The port's advice in clock `k` (since reset): `bytes(lo, hi)` are
+    /// the RoCEv2 bytes toward the WAN looked up in clocks `lo..hi`,
+    /// `depth(k)` the queue the controller sees in clock `k`. Asked with
+    /// clocks that do not go back.
+    pub fn rate_at(
+        &mut self,
+        k: u64,
+        r: &dyn crate::longhaul::Registers,
+        bytes: impl Fn(u64, u64) -> u64,
+        depth: impl Fn(u64) -> u32,
+    ) -> u32 {
+        use cngw_regmap::{offset, ra_control};
+        let l = law_registers(r);
+        let p = r.reg(offset::CLOCKS_PER_US).max(1) as u64;
+        let t = r.reg(offset::RA_INTERVAL_US).max(1) as u64;
+        let law = r.reg(offset::RA_CONTROL) & ra_control::LAW != 0;
+        if !law {
+            self.rate = 0;
+            self.visible = 0;
+            self.results.clear();
+        }
+        loop {
+            let end_tick = self.next_end_tick.unwrap_or(self.last_end_tick + t);
+            let e = end_tick * p - 1;
+            if e >= k {
+                break;
+            }
+            if law && e >= self.free_from {
+                let start = if self.rate == 0 {
+                    l.max_mbps
+                } else {
+                    self.rate
+                };
+                let arrived = bytes(self.last_end_tick * p, end_tick * p).min(u32::MAX as u64);
+                self.rate = law_step(start, arrived, depth(e) as u64, &l);
+                self.free_from = e + LAW_CLOCKS + 1;
+                self.results.push_back((self.free_from, self.rate));
+            }
+            self.last_end_tick = end_tick;
+            self.next_end_tick = None;
+        }
+        while let Some(&(from, rate)) = self.results.front() {
+            if from > k {
+                break;
+            }
+            self.visible = rate;
+            self.results.pop_front();
+        }
+        if self.visible == 0 {
+            l.max_mbps
+        } else {
+            self.visible
+        }
+    }
+
+    /// `RA_INTERVAL_US` (already in `r`) was written in clock `k` (since
+    /// reset), between two ticks, and no interval ended under the old value
+    /// since the last one `rate_at` saw: the current interval ends at the
+    /// next tick if it has lasted the new length already, else when it
+    /// has.
+    pub fn interval_written(&mut self, k: u64, r: &dyn crate::longhaul::Registers) {
+        use cngw_regmap::offset;
+        let p = r.reg(offset::CLOCKS_PER_US).max(1) as u64;
+        let t = r.reg(offset::RA_INTERVAL_US).max(1) as u64;
+        let now_tick = k / p;
+        let counted = now_tick.saturating_sub(self.last_end_tick);
+        self.next_end_tick = Some(now_tick + t.saturating_sub(counted).max(1));
     }
 }
 

@@ -111,7 +111,8 @@ pub const IMPLEMENTED_FEATURES: u32 = feature::LH_ECN_MARK
     | feature::LH_CNP
     | feature::FAST_CNP
     | feature::PRE_ECN
-    | feature::PROXY_CN;
+    | feature::PROXY_CN
+    | feature::RATE_ADVICE;
 
 /// Bits of the `CONTROL` register (write-1-to-pulse).
 pub mod control {
@@ -308,7 +309,14 @@ pub mod pe_shaper {
     pub const PROBE_RATE_LSB: u32 = 16;
 }
 
-/// Bits of `FCN_RX_DOM0_CONTROL` / `FCN_RX_DOM1_CONTROL`.
+/// Bits of `RA_CONTROL`.
+pub mod ra_control {
+    /// RA-02: the port's advice follows the law (else it is 8 C).
+    pub const LAW: u32 = 1 << 0;
+}
+
+/// Bits of `FCN_RX_DOM0_CONTROL` / `FCN_RX_DOM1_CONTROL` (and of the
+/// `RA_CAPn_CONTROL` / `RA_POLICYn_CONTROL` prefix entries).
 pub mod fcn_rx_dom_control {
     /// The prefix is in use.
     pub const VALID: u32 = 1 << 0;
@@ -337,6 +345,7 @@ pub mod flow_status {
 /// and gauges, as opposed to event counters.
 pub const NOT_CLEARED: &[u32] = &[
     offset::PORT0_QUEUE_DEPTH_BYTES,
+    offset::RA_PORT_RATE_MBPS,
     offset::FLOW_STATUS,
     offset::FLOW_RESULT_SQP,
     offset::FLOW_OCCUPANCY,
@@ -835,6 +844,28 @@ const FCN_RX_DOM_CONTROL_FIELDS: &[Field] = &[
         lsb: 8,
         width: 8,
         doc: "prefix length in bits (0..128; above 128 acts as 128)",
+    },
+];
+
+const RA_CONTROL_FIELDS: &[Field] = &[Field {
+    name: "law",
+    lsb: 0,
+    width: 1,
+    doc: "RA-02: compute the port's advice from its arrivals and queue every RA_INTERVAL_US (RCP's law); 0: the advice is the capacity, capped by the policy entries",
+}];
+
+const RA_GAINS_FIELDS: &[Field] = &[
+    Field {
+        name: "alpha",
+        lsb: 0,
+        width: 9,
+        doc: "spare-capacity gain, 1/256",
+    },
+    Field {
+        name: "beta",
+        lsb: 16,
+        width: 9,
+        doc: "queue gain, 1/256",
     },
 ];
 
@@ -1545,6 +1576,78 @@ register_map! {
     PROXY_TX_RATE_LIMITED @ 0x858 : ReadOnly = 0, volatile = true, fields = WHOLE;
     /// PX-01: CN messages lost because the output queue had no room for them.
     PROXY_TX_QUEUE_DROPS @ 0x85C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// RA-02: how the advised rate is made (fields).
+    RA_CONTROL @ 0x860 : ReadWrite = 0, volatile = false, fields = RA_CONTROL_FIELDS;
+    /// RA-03: BTH opcode of Rate Advice messages (draft example 0x1D).
+    RA_OPCODE @ 0x864 : ReadWrite = 0x1D, volatile = false, fields = WHOLE;
+    /// RA-02: the WAN port's capacity C, bytes per microsecond (12,500 = 100 Gb/s; bits 19..0). The advice never exceeds 8 C Mb/s.
+    RA_CAPACITY_BYTES_PER_US @ 0x868 : ReadWrite = 12_500, volatile = false, fields = WHOLE;
+    /// RA-02: the law's control interval T, microseconds (bits 23..0; at least 1 us, and T x CLOCKS_PER_US >= 124).
+    RA_INTERVAL_US @ 0x86C : ReadWrite = 1_000, volatile = false, fields = WHOLE;
+    /// RA-02: the law's gains in 1/256 (alpha 8..0, beta 24..16; RCP's 0.4 and 0.226).
+    RA_GAINS_Q8 @ 0x870 : ReadWrite = 102 | (58 << 16), volatile = false, fields = RA_GAINS_FIELDS;
+    /// RA-02: T / d in 1/65536 (d the senders' reaction time; the host computes it).
+    RA_T_OVER_D_Q16 @ 0x874 : ReadWrite = 6_554, volatile = false, fields = WHOLE;
+    /// RA-02: 1 / (d C) in 2^-32 per (us x bytes/us) (the host computes it).
+    RA_INV_DC_Q32 @ 0x878 : ReadWrite = 34, volatile = false, fields = WHOLE;
+    /// RA-02: the floor of the computed advice, Mb/s.
+    RA_MIN_MBPS @ 0x87C : ReadWrite = 100, volatile = false, fields = WHOLE;
+    /// RA-03: a flow is sent a changed advice at most once per this many microseconds.
+    RA_FLOW_SPACING_US @ 0x880 : ReadWrite = 1_000, volatile = false, fields = WHOLE;
+    /// RA-02: the port's advised rate now, Mb/s (the law's, or 8 C while the law is off).
+    RA_PORT_RATE_MBPS @ 0x884 : ReadOnly = 100_000, volatile = true, fields = WHOLE;
+    /// RA-03: Rate Advice messages queued for dc_tx.
+    RA_SENT @ 0x888 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// RA-03: frames of capable flows whose changed advice waited for RA_FLOW_SPACING_US.
+    RA_HELD @ 0x88C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// RA-03: frames of capable flows without a learned source QP (no message possible).
+    RA_NO_SQP @ 0x890 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// RA-03: messages lost because the queue toward the builder was full.
+    RA_QUEUE_DROPS @ 0x894 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// RA-01: capable senders, prefix 0: prefix bytes 0..3 (IPv4 as ::ffff:a.b.c.d).
+    RA_CAP0_PREFIX_0 @ 0x898 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-01: capable senders, prefix 0: prefix bytes 4..7 (IPv4 as ::ffff:a.b.c.d).
+    RA_CAP0_PREFIX_1 @ 0x89C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-01: capable senders, prefix 0: prefix bytes 8..11 (IPv4 as ::ffff:a.b.c.d).
+    RA_CAP0_PREFIX_2 @ 0x8A0 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-01: capable senders, prefix 0: prefix bytes 12..15 (IPv4 as ::ffff:a.b.c.d).
+    RA_CAP0_PREFIX_3 @ 0x8A4 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-01: capable senders, prefix 0: valid and prefix length.
+    RA_CAP0_CONTROL @ 0x8A8 : ReadWrite = 0, volatile = false, fields = FCN_RX_DOM_CONTROL_FIELDS;
+    /// RA-01: capable senders, prefix 1: prefix bytes 0..3 (IPv4 as ::ffff:a.b.c.d).
+    RA_CAP1_PREFIX_0 @ 0x8AC : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-01: capable senders, prefix 1: prefix bytes 4..7 (IPv4 as ::ffff:a.b.c.d).
+    RA_CAP1_PREFIX_1 @ 0x8B0 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-01: capable senders, prefix 1: prefix bytes 8..11 (IPv4 as ::ffff:a.b.c.d).
+    RA_CAP1_PREFIX_2 @ 0x8B4 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-01: capable senders, prefix 1: prefix bytes 12..15 (IPv4 as ::ffff:a.b.c.d).
+    RA_CAP1_PREFIX_3 @ 0x8B8 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-01: capable senders, prefix 1: valid and prefix length.
+    RA_CAP1_CONTROL @ 0x8BC : ReadWrite = 0, volatile = false, fields = FCN_RX_DOM_CONTROL_FIELDS;
+    /// RA-02: policy entry 0 (the senders it caps): prefix bytes 0..3 (IPv4 as ::ffff:a.b.c.d).
+    RA_POLICY0_PREFIX_0 @ 0x8C0 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-02: policy entry 0 (the senders it caps): prefix bytes 4..7 (IPv4 as ::ffff:a.b.c.d).
+    RA_POLICY0_PREFIX_1 @ 0x8C4 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-02: policy entry 0 (the senders it caps): prefix bytes 8..11 (IPv4 as ::ffff:a.b.c.d).
+    RA_POLICY0_PREFIX_2 @ 0x8C8 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-02: policy entry 0 (the senders it caps): prefix bytes 12..15 (IPv4 as ::ffff:a.b.c.d).
+    RA_POLICY0_PREFIX_3 @ 0x8CC : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-02: policy entry 0 (the senders it caps): valid and prefix length.
+    RA_POLICY0_CONTROL @ 0x8D0 : ReadWrite = 0, volatile = false, fields = FCN_RX_DOM_CONTROL_FIELDS;
+    /// RA-02: policy entry 0: the cap of its senders advice, Mb/s.
+    RA_POLICY0_MBPS @ 0x8D4 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-02: policy entry 1 (the senders it caps): prefix bytes 0..3 (IPv4 as ::ffff:a.b.c.d).
+    RA_POLICY1_PREFIX_0 @ 0x8D8 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-02: policy entry 1 (the senders it caps): prefix bytes 4..7 (IPv4 as ::ffff:a.b.c.d).
+    RA_POLICY1_PREFIX_1 @ 0x8DC : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-02: policy entry 1 (the senders it caps): prefix bytes 8..11 (IPv4 as ::ffff:a.b.c.d).
+    RA_POLICY1_PREFIX_2 @ 0x8E0 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-02: policy entry 1 (the senders it caps): prefix bytes 12..15 (IPv4 as ::ffff:a.b.c.d).
+    RA_POLICY1_PREFIX_3 @ 0x8E4 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-02: policy entry 1 (the senders it caps): valid and prefix length.
+    RA_POLICY1_CONTROL @ 0x8E8 : ReadWrite = 0, volatile = false, fields = FCN_RX_DOM_CONTROL_FIELDS;
+    /// RA-02: policy entry 1: the cap of its senders advice, Mb/s.
+    RA_POLICY1_MBPS @ 0x8EC : ReadWrite = 0, volatile = false, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

@@ -289,6 +289,7 @@ pub fn expect_scheduled(
         ingress_cnps: Vec::new(),
         proxy_cnps: Vec::new(),
         proxy_messages: Vec::new(),
+        rate_advice: Vec::new(),
     };
     // The model takes the frames in the order the parsers reported them
     // (header clock, dc_rx first within a clock: what source-QP learning
@@ -369,6 +370,11 @@ pub fn expect_scheduled(
         .collect();
     exp.proxy_messages = model
         .take_proxy_messages()
+        .into_iter()
+        .map(|n| n.frame)
+        .collect();
+    exp.rate_advice = model
+        .take_rate_advice()
         .into_iter()
         .map(|n| n.frame)
         .collect();

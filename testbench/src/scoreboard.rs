@@ -118,6 +118,9 @@ pub struct Expected {
     /// CN messages of the congested node to the senders' proxies (PX-01):
     /// a sixth sequence merged into dc_tx, likewise.
     pub proxy_messages: Vec<Frame>,
+    /// Rate Advice messages to capable senders (RA-03): a seventh
+    /// sequence merged into dc_tx, likewise.
+    pub rate_advice: Vec<Frame>,
 }
 
 /// Runs the inputs through the model.
@@ -130,6 +133,7 @@ pub fn expect(model: &mut GatewayModel, inputs: &[(InPort, Vec<Frame>)]) -> Expe
         ingress_cnps: Vec::new(),
         proxy_cnps: Vec::new(),
         proxy_messages: Vec::new(),
+        rate_advice: Vec::new(),
     };
     for (port, frames) in inputs {
         for f in frames {
@@ -160,10 +164,11 @@ pub fn compare(cap: &Capture, exp: &Expected) -> Result<(), Mismatch> {
             ("ingress PE CNPs", &exp.ingress_cnps),
             ("proxy CNPs", &exp.proxy_cnps),
             ("CN messages to proxies", &exp.proxy_messages),
+            ("Rate Advice messages", &exp.rate_advice),
         ];
         let notes = sequences.iter().any(|(_, s)| !s.is_empty());
         let rtl = if port == OutPort::DcTx && notes {
-            let mut next = [0usize; 5];
+            let mut next = [0usize; 6];
             let mut next_data = 0;
             for r in rtl_all {
                 if model.get(next_data) == Some(r) {
@@ -245,6 +250,7 @@ pub const MOVING_GAUGES: &[u32] = &[
     offset::LH_PORT_WINDOW_BYTES,
     offset::PE_P_ECT1,
     offset::PE_P_CE,
+    offset::RA_PORT_RATE_MBPS,
 ];
 
 /// Reads every counter through the CSR port and compares it with the model

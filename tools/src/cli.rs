@@ -67,6 +67,10 @@ pub enum Command {
     Shaper(ShaperArgs),
     /// List or change the prefix -> proxy table (PX-03), or program it from PNC advertisements.
     Proxy(ProxyArgs),
+    /// SCONE Rate Advice (RA-01..RA-03): the port's advised rate, the law's settings, the
+    /// capable senders, the policy caps and the counters.
+    #[command(subcommand)]
+    RateAdvice(RateAdviceCommand),
     /// Drive pcap files through the cycle-accurate gateway and check it against the reference model (simulator only).
     Replay(ReplayArgs),
     /// Line-rate benchmark of the cycle-accurate gateway (simulator only).
@@ -199,6 +203,43 @@ pub enum ProxyCommand {
         #[arg(value_name = "HEX", required = true)]
         hex: Vec<String>,
     },
+}
+
+const RATE_ADVICE_AFTER_HELP: &str = "\
+Reads RA_PORT_RATE_MBPS, the law's registers (RA_CONTROL, RA_CAPACITY_BYTES_PER_US,
+RA_INTERVAL_US, RA_GAINS_Q8, RA_T_OVER_D_Q16, RA_INV_DC_Q32, RA_MIN_MBPS, RA_FLOW_SPACING_US,
+RA_OPCODE), the valid RA_CAPn and RA_POLICYn entries and the counters RA_SENT, RA_HELD,
+RA_NO_SQP, RA_QUEUE_DROPS; writes nothing (but --config). The simulator starts from reset
+every time: give the settings with --config FILE.
+
+  cngw rate-advice status --config examples/rate-advice/near-source.toml
+  cngw --device pci:0000:3b:00.0 rate-advice status --json
+
+JSON (--json), schema_version 1:
+  {\"tool\": \"cngw rate-advice status\", \"schema_version\": 1, \"enabled\": BOOL, \"law\": BOOL,
+   \"port_rate_mbps\": N, \"capacity_bytes_per_us\": N, \"ceiling_mbps\": N, \"interval_us\": N,
+   \"alpha_q8\": N, \"beta_q8\": N, \"t_over_d_q16\": N, \"inv_dc_q32\": N, \"min_mbps\": N,
+   \"flow_spacing_us\": N, \"opcode\": N,
+   \"capable\": [{\"index\": N, \"prefix\": \"10.1.0.0/16\"}, ...],
+   \"policy\": [{\"index\": N, \"prefix\": \"10.1.2.0/24\", \"mbps\": N}, ...],
+   \"counters\": {\"sent\": N, \"held\": N, \"no_sqp\": N, \"queue_drops\": N}}";
+
+#[derive(Debug, Subcommand)]
+pub enum RateAdviceCommand {
+    /// Print the port's advised rate, the law's settings, the capable-sender prefixes, the
+    /// policy caps and the counters.
+    #[command(after_long_help = RATE_ADVICE_AFTER_HELP)]
+    Status(RateAdviceStatusArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RateAdviceStatusArgs {
+    /// Apply this TOML configuration first, as `config apply` does.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print JSON (schema in `cngw rate-advice status --help`).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

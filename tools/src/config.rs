@@ -20,6 +20,13 @@ pub fn plan_size(plan: &Plan) -> String {
     }
 }
 
+/// The plan's warnings (settings that are legal but probably not meant), on stderr.
+pub fn print_warnings(plan: &Plan) {
+    for w in &plan.warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
 pub fn print_plan(plan: &Plan) {
     if plan.is_empty() {
         println!("plan: no register writes");
@@ -50,6 +57,7 @@ pub fn check(spec: &DeviceSpec, verbose: bool, path: &Path) -> Result<()> {
         .with_context(|| format!("configuration {} rejected", path.display()))?;
     check_against_device(&dev, &plan)
         .with_context(|| format!("configuration {} rejected", path.display()))?;
+    print_warnings(&plan);
     println!("{}: valid for the {}", path.display(), spec.describe());
     print_plan(&plan);
     println!("check only: nothing written");
@@ -63,6 +71,7 @@ pub fn apply(spec: &DeviceSpec, verbose: bool, path: &Path) -> Result<()> {
         .plan(&mut dev)
         .with_context(|| format!("configuration {} rejected; nothing written", path.display()))?;
     print_plan(&plan);
+    print_warnings(&plan);
     apply_plan(&mut dev, &plan)
         .map_err(device_error)
         .with_context(|| format!("applying {} failed", path.display()))?;

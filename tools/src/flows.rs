@@ -145,6 +145,7 @@ pub fn apply_config(dev: &mut AnyDevice<'_>, config: &Config, path: &Path) -> Re
     let plan = config
         .plan(dev)
         .with_context(|| format!("configuration {} rejected; nothing written", path.display()))?;
+    crate::config::print_warnings(&plan);
     apply_plan(dev, &plan)
         .map_err(device_error)
         .with_context(|| format!("applying {} failed", path.display()))?;

@@ -19,6 +19,7 @@ mod gen;
 mod long_haul;
 mod proxy;
 mod queue_trace;
+mod rate_advice;
 mod regs;
 mod replay;
 mod report;
@@ -29,7 +30,7 @@ mod thresholds;
 mod values;
 
 use clap::Parser;
-use cli::{Cli, Command, ConfigCommand, GenCommand, RegsCommand};
+use cli::{Cli, Command, ConfigCommand, GenCommand, RateAdviceCommand, RegsCommand};
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     let (spec, verbose) = (&cli.device, cli.verbose);
@@ -53,6 +54,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Flows(args) => flows::run(spec, verbose, args),
         Command::Shaper(args) => shaper::run(spec, verbose, args),
         Command::Proxy(args) => proxy::run(spec, verbose, args),
+        Command::RateAdvice(RateAdviceCommand::Status(args)) => {
+            rate_advice::status(spec, verbose, args)
+        }
         Command::Replay(args) => replay::run(spec, verbose, args),
         Command::Bench(args) => bench::run(spec, verbose, args),
         Command::Demo(args) => demo::run(spec, verbose, args),

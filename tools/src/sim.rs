@@ -108,6 +108,7 @@ impl Session {
                 Some(c) => c.plan(&mut dev).context("configuration rejected")?,
                 None => Plan::default(),
             };
+            crate::config::print_warnings(&plan);
             apply(&mut dev, &plan).map_err(device_error)?;
             (plan, dev.features().map_err(device_error)?)
         };

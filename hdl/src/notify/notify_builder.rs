@@ -223,6 +223,35 @@ pub fn template(kind: NotifyKind, ipv6: bool) -> Vec<u8> {
     bytes
 }
 
+/// The Rate Advice message (RA-03) the block builds for a kind-0 job with
+/// `job_rate_advice` set: the standard CNP's size (74 bytes over IPv4, 94
+/// over IPv6) with BTH opcode `job_opcode`, no BECN, UDP source port
+/// 0xC000 and the 16-byte Rate Advice packet {rate, version 1, DestQP, 0}
+/// instead of the CNP's zero bytes; the template has every variable field
+/// zero (MACs, DSCP, addresses, opcode, P_Key, DestQP, rate, the body's
+/// DestQP), the IPv4 checksum and the ICRC zero, the version 1.
+pub fn rate_advice_template(ipv6: bool) -> Vec<u8> {
+    use cngw_packet::rate_advice::{RateAdvice, RateAdviceMessage};
+    let env = if ipv6 {
+        Envelope::ipv6(Ipv6Addr::UNSPECIFIED, Ipv6Addr::UNSPECIFIED)
+    } else {
+        Envelope::ipv4(Ipv4Addr::UNSPECIFIED, Ipv4Addr::UNSPECIFIED)
+    }
+    .with_macs([0; 6], [0; 6]);
+    let mut m = RateAdviceMessage::new(0, RateAdvice::new(0, 0, 0));
+    m.opcode = 0;
+    m.pkey = 0;
+    let mut bytes = m.to_frame(&env).to_bytes();
+    assert_eq!(bytes.len(), frame_len(NotifyKind::StandardCnp, ipv6, 0));
+    if !ipv6 {
+        bytes[24] = 0;
+        bytes[25] = 0;
+    }
+    let n = bytes.len();
+    bytes[n - 4..].fill(0);
+    bytes
+}
+
 fn bytes_to_bits<const N: usize>(bytes: &[u8]) -> Bits<N> {
     let mut v = Bits::<N>::default();
     for (i, w) in bytes.chunks(8).enumerate() {
@@ -260,6 +289,11 @@ pub struct NotifyBuilder {
     pub job_timestamp: Signal<In, Bits<64>>,
     /// Kind 3: the IPv6 flow label.
     pub job_flow_label: Signal<In, Bits<20>>,
+    /// Kind 0 only: a Rate Advice message ([`rate_advice_template`]) with
+    /// BTH opcode `job_opcode`; `job_body` bytes 0..3 are its rate, bytes
+    /// 4..11 its bytes 8..15 (DestQP, Source QP).
+    pub job_rate_advice: Signal<In, Bit>,
+    pub job_opcode: Signal<In, Bits<8>>,
     /// Extension objects: timestamp (bit 0), device id (1), path id (2).
     pub ext_enable: Signal<In, Bits<3>>,
     pub ext_class_num: Signal<In, Bits<8>>,
@@ -384,6 +418,11 @@ impl Default for NotifyBuilder {
         ]
         .iter()
         .map(|&(k, v6)| Constant::new(bytes_to_bits::<1536>(&template(k, v6))))
+        .chain(
+            [false, true]
+                .iter()
+                .map(|&v6| Constant::new(bytes_to_bits::<1536>(&rate_advice_template(v6)))),
+        )
         .collect();
         Self {
             clock: Default::default(),
@@ -401,6 +440,8 @@ impl Default for NotifyBuilder {
             job_dqp: Default::default(),
             job_body: Default::default(),
             job_flow_label: Default::default(),
+            job_rate_advice: Default::default(),
+            job_opcode: Default::default(),
             job_icmp_type: Default::default(),
             job_timestamp: Default::default(),
             ext_enable: Default::default(),
@@ -822,7 +863,27 @@ impl Logic for NotifyBuilder {
                 | (bit_cast::<512, 128>(self.job_dst_ip.val()) << 304);
             // Long-haul kinds: the length fields' low bytes (high bytes
             // stay 0: at most 56 + 48) and the extension after the body.
-            if self.standard_job.val() {
+            if self.standard_job.val() & self.job_rate_advice.val() & (self.job_kind.val() == 0) {
+                // RA-03: opcode 42 / 62, body 54..69 / 74..89 (version 1
+                // from the template in bytes 4..7).
+                if self.job_ipv6.val() {
+                    self.frame_q.d.next = self.templates[7].val()
+                        | bit_cast::<1536, 512>(self.frame_v6.val())
+                        | (bit_cast::<1536, 8>(self.job_opcode.val()) << 496)
+                        | (bit_cast::<1536, 16>(self.pkey_lanes.val()) << 512)
+                        | (bit_cast::<1536, 24>(self.dqp_lanes.val()) << 536)
+                        | (bit_cast::<1536, 32>(self.job_body.val().get_bits::<32>(0)) << 592)
+                        | (bit_cast::<1536, 64>(self.job_body.val().get_bits::<64>(32)) << 656);
+                    self.flen.next = 94.into();
+                } else {
+                    self.frame_q.d.next = self.templates[6].val()
+                        | bit_cast::<1536, 512>(self.frame_v4.val())
+                        | (bit_cast::<1536, 8>(self.job_opcode.val()) << 336)
+                        | (bit_cast::<1536, 32>(self.job_body.val().get_bits::<32>(0)) << 432)
+                        | (bit_cast::<1536, 64>(self.job_body.val().get_bits::<64>(32)) << 496);
+                    self.flen.next = 74.into();
+                }
+            } else if self.standard_job.val() {
                 if self.job_ipv6.val() {
                     // P_Key 64..65, DestQP 67..69.
                     self.frame_q.d.next = self.templates[1].val()

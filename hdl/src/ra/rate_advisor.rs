@@ -1,0 +1,277 @@
+//! `RateAdvisor`: which data frames bring their sender a Rate Advice
+//! message (RA-01, RA-02's policy caps, RA-03's "on change, at a minimum
+//! interval"), and the queue of those messages toward the builder.
+//!
+//! ```text
+//!  flow-table answer (A) --+-- capable? (RA_CAPn prefixes) ------------+
+//!   sender, location, DQP  +-- caps (RA_POLICYn prefixes) -> advice ---+--> (B) decide --> job FIFO --> job_*
+//!                          +-- state RAM [location] (last advice, when)+        |
+//!                                      ^----------- write on a queued job ------+
+//! ```
+//! Stage A is the clock of the flow table's answer for a RoCEv2 frame from
+//! dc_rx (the Long-haul controller's decision clock): the sender's address
+//! is matched against the two capable-sender prefixes and the two policy
+//! prefixes; the flow's advice is the port's rate or the lowest cap of the
+//! policy entries that cover the sender; the flow's state (last advice
+//! sent, the microsecond it was sent) is read from a RAM indexed by the
+//! flow's table location (16K main places and 16 stash places). Stage B,
+//! the next clock, decides for a capable sender's frame:
+//! - no learned source QP: nothing (counted `no_sqp`);
+//! - the flow was just inserted, has no state, or its advice differs from
+//!   the last one sent: a message when the last one is at least `spacing`
+//!   microseconds old (or there is none), else nothing (counted `held`);
+//! - a message goes into a 256-entry queue (full: counted `queue_drops`, the
+//!   state is left as it was, so the flow's next frame tries again) and
+//!   the state is written (forwarded to a frame of the same flow in the
+//!   next clock).
+//!
+//! The RAM is not cleared by `reset` (an FPGA's block RAM starts at zero):
+//! a flow inserted after the reset starts without state; a flow entered by
+//! the host keeps what its place held.
+//!
+//! A job: the sender (MAC, address, family), the frame's P_Key, the flow's
+//! source QP (BTH DestQP) and the body's variable fields in lane order —
+//! rate (bytes 0..3) and the frame's DestQP (bytes 4..7), bytes 8..11 zero
+//! (the body's Source QP: cngw has no QP of its own).
+
+use crate::px::PrefixMatch;
+use crate::stream::RamFifo;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct RateAdvisor {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// FEATURE_ENABLE.rate_advice.
+    pub enable: Signal<In, Bit>,
+    pub clear_counters: Signal<In, Bit>,
+    /// Stage A: the answer for a data frame (not dropped, not failed).
+    pub res_valid: Signal<In, Bit>,
+    pub res_inserted: Signal<In, Bit>,
+    pub res_sqp_valid: Signal<In, Bit>,
+    pub res_sqp: Signal<In, Bits<24>>,
+    /// The flow's place (bucket << 2 | slot, or 0x8000 | stash slot).
+    pub res_location: Signal<In, Bits<16>>,
+    /// The frame's BTH DestQP.
+    pub res_dqp: Signal<In, Bits<24>>,
+    pub res_src_ip: Signal<In, Bits<128>>,
+    pub res_src_mac: Signal<In, Bits<48>>,
+    pub res_pkey: Signal<In, Bits<16>>,
+    pub res_ipv6: Signal<In, Bit>,
+    /// The port's advised rate (Mb/s) and the time base.
+    pub port_rate: Signal<In, Bits<32>>,
+    pub now_us: Signal<In, Bits<32>>,
+    pub spacing: Signal<In, Bits<32>>,
+    /// RA_CAPn and RA_POLICYn prefixes (lane order), lengths, valid bits.
+    pub cap0_prefix: Signal<In, Bits<128>>,
+    pub cap0_len: Signal<In, Bits<8>>,
+    pub cap0_valid: Signal<In, Bit>,
+    pub cap1_prefix: Signal<In, Bits<128>>,
+    pub cap1_len: Signal<In, Bits<8>>,
+    pub cap1_valid: Signal<In, Bit>,
+    pub pol0_prefix: Signal<In, Bits<128>>,
+    pub pol0_len: Signal<In, Bits<8>>,
+    pub pol0_valid: Signal<In, Bit>,
+    pub pol0_mbps: Signal<In, Bits<32>>,
+    pub pol1_prefix: Signal<In, Bits<128>>,
+    pub pol1_len: Signal<In, Bits<8>>,
+    pub pol1_valid: Signal<In, Bit>,
+    pub pol1_mbps: Signal<In, Bits<32>>,
+    /// Jobs for the builder.
+    pub job_valid: Signal<Out, Bit>,
+    pub job_ready: Signal<In, Bit>,
+    pub job_ipv6: Signal<Out, Bit>,
+    pub job_dst_mac: Signal<Out, Bits<48>>,
+    pub job_dst_ip: Signal<Out, Bits<128>>,
+    pub job_pkey: Signal<Out, Bits<16>>,
+    pub job_dqp: Signal<Out, Bits<24>>,
+    pub job_body: Signal<Out, Bits<96>>,
+    pub sent: Signal<Out, Bits<32>>,
+    pub held: Signal<Out, Bits<32>>,
+    pub no_sqp: Signal<Out, Bits<32>>,
+    pub queue_drops: Signal<Out, Bits<32>>,
+    capable: PrefixMatch,
+    pol0: PrefixMatch,
+    pol1: PrefixMatch,
+    /// Per place: valid (0), advice (24..1), microsecond (56..25).
+    state: RAM<Bits<57>, 15>,
+    ra_fifo: RamFifo<Bits<265>>,
+    b_valid: DFF<Bit>,
+    b_fresh: DFF<Bit>,
+    b_sqp_valid: DFF<Bit>,
+    b_idx: DFF<Bits<15>>,
+    b_job: DFF<Bits<265>>,
+    b_advice: DFF<Bits<24>>,
+    b_now: DFF<Bits<32>>,
+    w_valid: DFF<Bit>,
+    w_idx: DFF<Bits<15>>,
+    w_data: DFF<Bits<57>>,
+    sent_count: DFF<Bits<32>>,
+    held_count: DFF<Bits<32>>,
+    no_sqp_count: DFF<Bits<32>>,
+    drop_count: DFF<Bits<32>>,
+    idx: Signal<Local, Bits<15>>,
+    advice: Signal<Local, Bits<32>>,
+    seen: Signal<Local, Bits<57>>,
+    changed: Signal<Local, Bit>,
+    spaced: Signal<Local, Bit>,
+    send: Signal<Local, Bit>,
+    push: Signal<Local, Bit>,
+    new_state: Signal<Local, Bits<57>>,
+    head: Signal<Local, Bits<265>>,
+    job_word: Signal<Local, Bits<265>>,
+}
+
+impl Logic for RateAdvisor {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            b_valid,
+            b_fresh,
+            b_sqp_valid,
+            b_idx,
+            b_job,
+            b_advice,
+            b_now,
+            w_valid,
+            w_idx,
+            w_data,
+            sent_count,
+            held_count,
+            no_sqp_count,
+            drop_count
+        );
+        clock!(self, clock, ra_fifo);
+        self.ra_fifo.reset.next = self.reset.val();
+        self.state.read_clock.next = self.clock.val();
+        self.state.write_clock.next = self.clock.val();
+
+        // Stage A: capability, policy, state read.
+        self.capable.addr.next = self.res_src_ip.val();
+        self.capable.dom0_prefix.next = self.cap0_prefix.val();
+        self.capable.dom0_len.next = self.cap0_len.val();
+        self.capable.dom0_valid.next = self.cap0_valid.val();
+        self.capable.dom1_prefix.next = self.cap1_prefix.val();
+        self.capable.dom1_len.next = self.cap1_len.val();
+        self.capable.dom1_valid.next = self.cap1_valid.val();
+        self.pol0.addr.next = self.res_src_ip.val();
+        self.pol0.dom0_prefix.next = self.pol0_prefix.val();
+        self.pol0.dom0_len.next = self.pol0_len.val();
+        self.pol0.dom0_valid.next = self.pol0_valid.val();
+        self.pol0.dom1_prefix.next = 0.into();
+        self.pol0.dom1_len.next = 0.into();
+        self.pol0.dom1_valid.next = false;
+        self.pol1.addr.next = self.res_src_ip.val();
+        self.pol1.dom0_prefix.next = self.pol1_prefix.val();
+        self.pol1.dom0_len.next = self.pol1_len.val();
+        self.pol1.dom0_valid.next = self.pol1_valid.val();
+        self.pol1.dom1_prefix.next = 0.into();
+        self.pol1.dom1_len.next = 0.into();
+        self.pol1.dom1_valid.next = false;
+        self.advice.next = self.port_rate.val();
+        if self.pol0.in_domain.val() & (self.pol0_mbps.val() < self.advice.val()) {
+            self.advice.next = self.pol0_mbps.val();
+        }
+        if self.pol1.in_domain.val() & (self.pol1_mbps.val() < self.advice.val()) {
+            self.advice.next = self.pol1_mbps.val();
+        }
+        self.idx.next = self.res_location.val().get_bits::<15>(0) & 0x3FFF;
+        if self.res_location.val().get_bit(15) {
+            self.idx.next = bits::<15>(0x4000) | (self.res_location.val().get_bits::<15>(0) & 0xF);
+        }
+        self.state.read_address.next = self.idx.val();
+        self.b_valid.d.next =
+            self.enable.val() & self.res_valid.val() & self.capable.in_domain.val();
+        self.b_fresh.d.next = self.res_inserted.val();
+        self.b_sqp_valid.d.next = self.res_sqp_valid.val();
+        self.b_idx.d.next = self.idx.val();
+        self.b_advice.d.next = self.advice.val().get_bits::<24>(0);
+        self.b_now.d.next = self.now_us.val();
+        // ipv6 (0), MAC (48..1), address (176..49), P_Key (192..177),
+        // source QP (216..193), advice (240..217), DestQP (264..241).
+        self.job_word.next = (bit_cast::<265, 48>(self.res_src_mac.val()) << 1)
+            | (bit_cast::<265, 128>(self.res_src_ip.val()) << 49)
+            | (bit_cast::<265, 16>(self.res_pkey.val()) << 177)
+            | (bit_cast::<265, 24>(self.res_sqp.val()) << 193)
+            | (bit_cast::<265, 24>(self.advice.val().get_bits::<24>(0)) << 217)
+            | (bit_cast::<265, 24>(self.res_dqp.val()) << 241);
+        if self.res_ipv6.val() {
+            self.job_word.next = self.job_word.val() | bits::<265>(1);
+        }
+        self.b_job.d.next = self.job_word.val();
+
+        // Stage B: decide.
+        self.seen.next = self.state.read_data.val();
+        if self.w_valid.q.val() & (self.w_idx.q.val() == self.b_idx.q.val()) {
+            self.seen.next = self.w_data.q.val();
+        }
+        self.changed.next = self.b_fresh.q.val()
+            | !self.seen.val().get_bit(0)
+            | (self.seen.val().get_bits::<24>(1) != self.b_advice.q.val());
+        self.spaced.next = self.b_fresh.q.val()
+            | !self.seen.val().get_bit(0)
+            | ((self.b_now.q.val() - self.seen.val().get_bits::<32>(25)) >= self.spacing.val());
+        self.send.next = self.b_valid.q.val()
+            & self.b_sqp_valid.q.val()
+            & self.changed.val()
+            & self.spaced.val();
+        self.push.next = self.send.val() & !self.ra_fifo.full.val();
+        self.new_state.next = (bit_cast::<57, 32>(self.b_now.q.val()) << 25)
+            | (bit_cast::<57, 24>(self.b_advice.q.val()) << 1)
+            | bits::<57>(1);
+        self.state.write_address.next = self.b_idx.q.val();
+        self.state.write_data.next = self.new_state.val();
+        self.state.write_enable.next = self.push.val();
+        self.w_valid.d.next = self.push.val();
+        self.w_idx.d.next = self.b_idx.q.val();
+        self.w_data.d.next = self.new_state.val();
+        self.ra_fifo.push.next = self.push.val();
+        self.ra_fifo.push_data.next = self.b_job.q.val();
+        if self.push.val() {
+            self.sent_count.d.next = self.sent_count.q.val() + 1;
+        }
+        if self.send.val() & self.ra_fifo.full.val() {
+            self.drop_count.d.next = self.drop_count.q.val() + 1;
+        }
+        if self.b_valid.q.val() & !self.b_sqp_valid.q.val() {
+            self.no_sqp_count.d.next = self.no_sqp_count.q.val() + 1;
+        }
+        if self.b_valid.q.val() & self.b_sqp_valid.q.val() & self.changed.val() & !self.spaced.val()
+        {
+            self.held_count.d.next = self.held_count.q.val() + 1;
+        }
+        if self.reset.val() {
+            self.b_valid.d.next = false;
+            self.w_valid.d.next = false;
+        }
+        if self.reset.val() | self.clear_counters.val() {
+            self.sent_count.d.next = 0.into();
+            self.held_count.d.next = 0.into();
+            self.no_sqp_count.d.next = 0.into();
+            self.drop_count.d.next = 0.into();
+        }
+        self.sent.next = self.sent_count.q.val();
+        self.held.next = self.held_count.q.val();
+        self.no_sqp.next = self.no_sqp_count.q.val();
+        self.queue_drops.next = self.drop_count.q.val();
+
+        // The queue toward the builder.
+        self.head.next = self.ra_fifo.pop_data.val();
+        self.job_valid.next = !self.ra_fifo.empty.val();
+        self.ra_fifo.pop.next = self.job_ready.val() & !self.ra_fifo.empty.val();
+        self.job_ipv6.next = self.head.val().get_bit(0);
+        self.job_dst_mac.next = self.head.val().get_bits::<48>(1);
+        self.job_dst_ip.next = self.head.val().get_bits::<128>(49);
+        self.job_pkey.next = self.head.val().get_bits::<16>(177);
+        self.job_dqp.next = self.head.val().get_bits::<24>(193);
+        // Body lanes: rate bytes 0..3 (byte 0 zero), DestQP 4..7 (byte 4 zero).
+        self.job_body.next = (bit_cast::<96, 8>(self.head.val().get_bits::<8>(233)) << 8)
+            | (bit_cast::<96, 8>(self.head.val().get_bits::<8>(225)) << 16)
+            | (bit_cast::<96, 8>(self.head.val().get_bits::<8>(217)) << 24)
+            | (bit_cast::<96, 8>(self.head.val().get_bits::<8>(257)) << 40)
+            | (bit_cast::<96, 8>(self.head.val().get_bits::<8>(249)) << 48)
+            | (bit_cast::<96, 8>(self.head.val().get_bits::<8>(241)) << 56);
+    }
+}

@@ -1,0 +1,265 @@
+//! `cngw rate-advice status` against the simulator (RA-01..RA-03): the
+//! example configuration's law settings, capable senders and policy caps
+//! read back from the gateway with its advice and counters; bad arguments
+//! and configurations refused before any register write.
+
+mod common;
+use common::{cngw, counter, scratch};
+use std::path::{Path, PathBuf};
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/rate-advice/near-source.toml")
+}
+
+#[test]
+fn ra_01_status_shows_the_configured_example() {
+    let run = cngw(&argv![
+        "--verbose",
+        "rate-advice",
+        "status",
+        "--config",
+        example()
+    ])
+    .expect_ok();
+    let out = &run.stdout;
+    for line in [
+        "rate advice: on (FEATURE_ENABLE.rate_advice)\n",
+        "law: on (RCP every 1000 us); capacity 12500 bytes/us (100.00 Gb/s); the advice stays \
+         within [100, 100000] Mb/s\n",
+        "  T/d 6554/65536 (0.1000), 1/(d C) 34/2^32, alpha 102/256 (0.398), beta 58/256 (0.227)\n",
+        "messages: BTH opcode 0x1d; a changed advice at most once per 1000 us per flow\n",
+        "capable senders (RA-01):\n  0  10.1.0.0/16\n  1  2001:db8:100::/40\n",
+        "policy caps (RA-02):\n  0  10.1.2.0/24  20000 Mb/s\n",
+    ] {
+        assert!(out.contains(line), "{line:?} missing:\n{out}");
+    }
+    // The port's advice is a number of Mb/s within [min, 8 C] once the law
+    // runs; no traffic crossed the fresh simulator, so no message was sent.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("advice of the port: ")
+                && l.ends_with(" Mb/s (RA_PORT_RATE_MBPS)")),
+        "{out}"
+    );
+    for name in ["RA_SENT", "RA_HELD", "RA_NO_SQP", "RA_QUEUE_DROPS"] {
+        assert_eq!(counter(out, name), Some(0), "{name}: {out}");
+    }
+    // The configuration went in first: RA_CONTROL after the entries,
+    // FEATURE_ENABLE last; nothing is written after it (status only reads).
+    let writes = run.bus_writes();
+    let at = |reg: &str| {
+        writes
+            .iter()
+            .rposition(|w| w.ends_with(&format!("({reg})")))
+    };
+    assert!(at("RA_POLICY0_CONTROL") < at("RA_CONTROL"), "{writes:?}");
+    assert!(
+        writes.last().unwrap().ends_with("(FEATURE_ENABLE)"),
+        "{writes:?}"
+    );
+    assert!(run.stderr.contains("note: applied"), "{}", run.stderr);
+
+    let run = cngw(&argv![
+        "rate-advice",
+        "status",
+        "--json",
+        "--config",
+        example()
+    ])
+    .expect_ok();
+    for needle in [
+        "{\"tool\": \"cngw rate-advice status\", \"schema_version\": 1, \"enabled\": true, \
+         \"law\": true, ",
+        "\"capacity_bytes_per_us\": 12500, \"ceiling_mbps\": 100000, \"interval_us\": 1000, \
+         \"alpha_q8\": 102, \"beta_q8\": 58, \"t_over_d_q16\": 6554, \"inv_dc_q32\": 34, \
+         \"min_mbps\": 100, \"flow_spacing_us\": 1000, \"opcode\": 29, ",
+        "\"capable\": [{\"index\": 0, \"prefix\": \"10.1.0.0/16\"}, {\"index\": 1, \"prefix\": \
+         \"2001:db8:100::/40\"}], ",
+        "\"policy\": [{\"index\": 0, \"prefix\": \"10.1.2.0/24\", \"mbps\": 20000}], ",
+        "\"counters\": {\"sent\": 0, \"held\": 0, \"no_sqp\": 0, \"queue_drops\": 0}}\n",
+    ] {
+        assert!(
+            run.stdout.contains(needle),
+            "{needle:?} missing:\n{}",
+            run.stdout
+        );
+    }
+}
+
+/// Other settings read back as written: the law off, another capacity,
+/// interval, opcode, an IPv6 capable prefix for every sender.
+#[test]
+fn ra_02_status_reads_back_other_settings() {
+    let file = scratch("rate_advice_other").join("gw.toml");
+    std::fs::write(
+        &file,
+        "features = [\"rate_advice\"]\n[rate_advice]\nlaw = false\ncapacity_gbps = 400\n\
+         interval_us = 100\nrtt_us = 100\nalpha = 0.5\nbeta = 0.25\nmin_mbps = 1000\nopcode = 0xC8\n\
+         capable = [\"::/0\"]\n",
+    )
+    .unwrap();
+    let run = cngw(&argv!["rate-advice", "status", "--config", file]).expect_ok();
+    let out = &run.stdout;
+    for line in [
+        "law: off; the advice is 8 C = 400000 Mb/s (capacity 50000 bytes/us, 400.00 Gb/s), \
+         capped by the policy entries\n",
+        "  T/d 65536/65536 (1.0000), 1/(d C) 859/2^32, alpha 128/256 (0.500), beta 64/256 \
+         (0.250)\n",
+        "messages: BTH opcode 0xc8;",
+        "capable senders (RA-01):\n  0  ::/0\n",
+        "policy caps (RA-02): none\n",
+    ] {
+        assert!(out.contains(line), "{line:?} missing:\n{out}");
+    }
+    // After reset: off, the registers' reset values, no entry.
+    let run = cngw(&["rate-advice", "status"]).expect_ok();
+    assert!(
+        run.stdout
+            .starts_with("rate advice: off (FEATURE_ENABLE.rate_advice)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("capable senders (RA-01): none (no sender is sent Rate Advice)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.contains("fresh simulator"), "{}", run.stderr);
+}
+
+/// Bad arguments and configurations: a clear message, a non-zero status,
+/// no register written.
+#[test]
+fn ra_02_status_bad_arguments_are_refused_before_any_write() {
+    let dir = scratch("rate_advice_bad");
+    let text = std::fs::read_to_string(example()).unwrap();
+    let variants = [
+        (
+            "capacity.toml",
+            text.replace("capacity_gbps = 100 ", "capacity_gbps = 0 "),
+            "rate_advice.capacity_gbps: 0 Gb/s: the capacity must be above 0",
+        ),
+        (
+            "interval.toml",
+            text.replace(
+                "features = [\"rate_advice\"]",
+                "features = [\"rate_advice\"]\n[gateway]\nclocks_per_us = 100",
+            )
+            .replace("interval_us = 1000 ", "interval_us = 1 "),
+            "interval_us 1 at clocks_per_us 100 is 100 clocks",
+        ),
+        (
+            "capable.toml",
+            text.replace(
+                "  \"2001:db8:100::/40\",",
+                "  \"2001:db8:100::/40\", \"fd00::/8\",",
+            ),
+            "rate_advice.capable: 3 prefixes given; the gateway holds 2",
+        ),
+        (
+            "prefix.toml",
+            text.replace("10.1.0.0/16", "10.1.0.1/16"),
+            "rate_advice.capable[0]: 10.1.0.1/16 has host bits set",
+        ),
+        (
+            "alpha.toml",
+            text.replace("alpha = 0.4", "alpha = 2.5"),
+            "rate_advice.alpha: 2.5 is outside (0, 2)",
+        ),
+        (
+            "policy.toml",
+            text.replace(", mbps = 20000", ""),
+            "rate_advice.policy[0].mbps: a policy entry needs its cap",
+        ),
+        (
+            "no_capable.toml",
+            text.replace("capable = [", "capable_off = ["),
+            "unknown field `capable_off`",
+        ),
+        (
+            "feature.toml",
+            "features = [\"rate_advice\"]\n".to_string(),
+            "rate_advice.capable: Rate Advice goes only to capable senders",
+        ),
+    ];
+    for (name, body, needle) in &variants {
+        let file = dir.join(name);
+        std::fs::write(&file, body).unwrap();
+        for args in [
+            argv!["--verbose", "rate-advice", "status", "--config", file].to_vec(),
+            argv!["--verbose", "config", "check", file].to_vec(),
+        ] {
+            let run = cngw(&args).expect_err(needle);
+            assert!(
+                run.bus_writes().is_empty(),
+                "{name}: {:?}",
+                run.bus_writes()
+            );
+        }
+    }
+    for (args, needle) in [
+        (
+            argv![
+                "--verbose",
+                "rate-advice",
+                "status",
+                "--config",
+                dir.join("missing.toml")
+            ]
+            .to_vec(),
+            "missing.toml",
+        ),
+        (argv!["--verbose", "rate-advice"].to_vec(), "Usage"),
+        (
+            argv!["--verbose", "rate-advice", "show"].to_vec(),
+            "unrecognized subcommand",
+        ),
+        (
+            argv!["--verbose", "rate-advice", "status", "--jsn"].to_vec(),
+            "--jsn",
+        ),
+        (
+            argv!["--verbose", "rate-advice", "status", "10.1.0.0/16"].to_vec(),
+            "unexpected argument",
+        ),
+    ] {
+        let run = cngw(&args).expect_err(needle);
+        assert!(
+            run.bus_writes().is_empty(),
+            "{args:?}: {:?}",
+            run.bus_writes()
+        );
+    }
+}
+
+/// A [rate_advice] table while features leaves the feature off: valid,
+/// with a warning.
+#[test]
+fn ra_01_config_warns_when_features_leave_rate_advice_off() {
+    let file = scratch("rate_advice_warning").join("gw.toml");
+    std::fs::write(
+        &file,
+        "features = [\"lh_ecn_mark\"]\n[rate_advice]\ncapable = [\"10.1.0.0/16\"]\n",
+    )
+    .unwrap();
+    let run = cngw(&argv!["config", "check", file]).expect_ok();
+    assert!(
+        run.stderr
+            .contains("warning: rate_advice: set up, but features leaves rate_advice off"),
+        "{}",
+        run.stderr
+    );
+    let run = cngw(&argv!["rate-advice", "status", "--config", file]).expect_ok();
+    assert!(
+        run.stderr.contains("warning: rate_advice:"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout
+            .starts_with("rate advice: off (FEATURE_ENABLE.rate_advice)\n"),
+        "{}",
+        run.stdout
+    );
+}
