@@ -4,9 +4,10 @@
 
 use cngw_model::GatewayModel;
 use cngw_packet::flow_key::FlowKey;
+use cngw_packet::RoceFrameBuilder;
 use cngw_regmap::{fcn_rx_dom_control, flow_command, offset};
 use cngw_sim::Gateway;
-use std::net::Ipv6Addr;
+use std::net::{IpAddr, Ipv6Addr};
 
 /// Writes a register in the RTL and in the model (which must know it).
 pub fn both(gw: &mut Gateway, m: &mut GatewayModel, off: u32, v: u32) {
@@ -57,4 +58,22 @@ pub fn set_domain(gw: &mut Gateway, m: &mut GatewayModel, slot: u32, prefix: Ipv
         control,
         fcn_rx_dom_control::VALID | len << fcn_rx_dom_control::LEN_SHIFT,
     );
+}
+
+/// An address as the flow table holds it: IPv4 as `::ffff:a.b.c.d`.
+pub fn mapped(a: IpAddr) -> Ipv6Addr {
+    match a {
+        IpAddr::V4(v) => v.to_ipv6_mapped(),
+        IpAddr::V6(v) => v,
+    }
+}
+
+/// A RoCEv2 frame builder between the flow's addresses: IPv4 when both
+/// are IPv4-mapped, else IPv6 (DestQP, PSN and the rest are the caller's).
+pub fn flow_frame(key: &FlowKey) -> RoceFrameBuilder {
+    let v6 = Ipv6Addr::from;
+    match (v6(key.sip).to_ipv4_mapped(), v6(key.dip).to_ipv4_mapped()) {
+        (Some(s), Some(d)) => RoceFrameBuilder::ipv4(s, d),
+        _ => RoceFrameBuilder::ipv6(v6(key.sip), v6(key.dip)),
+    }
 }

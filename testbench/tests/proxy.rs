@@ -18,7 +18,6 @@ use cngw_packet::envelope::Envelope;
 use cngw_packet::flow_key::FlowKey;
 use cngw_packet::proxy_cn::{FiveTuple, ProxyCnMessage, DEFAULT_UDP_PORT};
 use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
-use cngw_packet::RoceFrameBuilder;
 use cngw_regmap::{feature, offset, proxy, tunnel_control};
 use cngw_sim::Gateway;
 use cngw_testbench::scheduled::{check_scheduled, Schedule, ScheduledCapture};
@@ -103,12 +102,11 @@ fn flow_keys(rng: &mut StdRng, n: usize) -> Vec<FlowKey> {
 }
 
 fn data_frame(key: &FlowKey, psn: u32, len: usize) -> Vec<u8> {
-    let v6 = |a: u128| Ipv6Addr::from(a);
-    let b = match (v6(key.sip).to_ipv4_mapped(), v6(key.dip).to_ipv4_mapped()) {
-        (Some(s), Some(d)) => RoceFrameBuilder::ipv4(s, d),
-        _ => RoceFrameBuilder::ipv6(v6(key.sip), v6(key.dip)),
-    };
-    b.dest_qp(key.dqp).psn(psn).payload_len(len).build()
+    cngw_testbench::setup::flow_frame(key)
+        .dest_qp(key.dqp)
+        .psn(psn)
+        .payload_len(len)
+        .build()
 }
 
 /// Every key goes through dc_rx; keys `i % 4 != 3` then get source QP

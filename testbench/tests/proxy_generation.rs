@@ -16,11 +16,10 @@ use cngw_model::{Frame, GatewayModel, InPort, OutPort};
 use cngw_packet::flow_key::FlowKey;
 use cngw_packet::proxy_cn::{FiveTuple, ProxyCnMessage, DEFAULT_UDP_PORT};
 use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
-use cngw_packet::RoceFrameBuilder;
 use cngw_regmap::{feature, offset, proxy};
 use cngw_sim::Gateway;
 use cngw_testbench::scheduled::{check_scheduled, DepthStep, Schedule, ScheduledCapture};
-use cngw_testbench::setup::{both, insert_static_flow, set_domain, words};
+use cngw_testbench::setup::{both, flow_frame, insert_static_flow, mapped, set_domain, words};
 use cngw_testbench::StreamOptions;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -35,13 +34,6 @@ const P6: Ipv6Addr = Ipv6Addr::new(0xfd00, 0xa, 0, 0, 0, 0, 0, 0x10);
 const P4: Ipv4Addr = Ipv4Addr::new(192, 0, 2, 10);
 const OUTSIDE4: Ipv4Addr = Ipv4Addr::new(203, 0, 113, 5);
 const LEVEL: u32 = 5;
-
-fn mapped(a: IpAddr) -> Ipv6Addr {
-    match a {
-        IpAddr::V4(v) => v.to_ipv6_mapped(),
-        IpAddr::V6(v) => v,
-    }
-}
 
 /// The table: (prefix, length in IPv6 terms, proxy).
 fn table() -> Vec<(IpAddr, u32, IpAddr)> {
@@ -112,15 +104,8 @@ fn flows() -> Vec<Flow> {
 }
 
 fn data_frame(f: &Flow, psn: u32, payload: usize) -> Vec<u8> {
-    let v6 = |a: u128| Ipv6Addr::from(a);
-    let b = match (
-        v6(f.key.sip).to_ipv4_mapped(),
-        v6(f.key.dip).to_ipv4_mapped(),
-    ) {
-        (Some(s), Some(d)) => RoceFrameBuilder::ipv4(s, d),
-        _ => RoceFrameBuilder::ipv6(v6(f.key.sip), v6(f.key.dip)),
-    };
-    b.macs(f.mac, [0x02, 0, 0, 0, 0, 0xfe])
+    flow_frame(&f.key)
+        .macs(f.mac, [0x02, 0, 0, 0, 0, 0xfe])
         .dest_qp(f.key.dqp)
         .psn(psn)
         .payload_len(payload)

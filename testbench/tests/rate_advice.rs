@@ -16,11 +16,10 @@ use cngw_model::{Frame, GatewayModel, InPort, OutPort};
 use cngw_packet::flow_key::FlowKey;
 use cngw_packet::rate_advice::{RateAdviceMessage, VERSION_1};
 use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
-use cngw_packet::RoceFrameBuilder;
 use cngw_regmap::{fcn_rx_dom_control, feature, offset, ra_control};
 use cngw_sim::{frame_to_beats, Gateway};
 use cngw_testbench::scheduled::{check_scheduled, DepthStep, Schedule, ScheduledCapture};
-use cngw_testbench::setup::{both, insert_static_flow, words};
+use cngw_testbench::setup::{both, flow_frame, insert_static_flow, mapped, words};
 use cngw_testbench::StreamOptions;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -31,13 +30,6 @@ const GW6: Ipv6Addr = Ipv6Addr::new(0xfd00, 0xb, 0, 0, 0, 0, 0, 1);
 const GW4: Ipv4Addr = Ipv4Addr::new(198, 51, 100, 1);
 const GW_MAC: [u8; 6] = [0x02, 0, 0, 0, 0xb, 0x01];
 const OPCODE: u32 = 0x1D;
-
-fn mapped(a: IpAddr) -> Ipv6Addr {
-    match a {
-        IpAddr::V4(v) => v.to_ipv6_mapped(),
-        IpAddr::V6(v) => v,
-    }
-}
 
 /// Writes `prefix`/`len` (IPv6 terms) into the entry whose first prefix
 /// register is `first` and control register `control`.
@@ -128,12 +120,8 @@ fn cap_of(sender: IpAddr) -> Option<u32> {
 }
 
 fn data_frame(key: &FlowKey, mac: [u8; 6], psn: u32, payload: usize) -> Vec<u8> {
-    let v6 = Ipv6Addr::from;
-    let b = match (v6(key.sip).to_ipv4_mapped(), v6(key.dip).to_ipv4_mapped()) {
-        (Some(s), Some(d)) => RoceFrameBuilder::ipv4(s, d),
-        _ => RoceFrameBuilder::ipv6(v6(key.sip), v6(key.dip)),
-    };
-    b.macs(mac, [0x02, 0, 0, 0, 0, 0xfe])
+    flow_frame(key)
+        .macs(mac, [0x02, 0, 0, 0, 0, 0xfe])
         .dest_qp(key.dqp)
         .psn(psn)
         .payload_len(payload)
