@@ -541,7 +541,7 @@ pub struct Gateway {
     /// Flow-table requests in flight (five clocks): SIP [127:0], source MAC
     /// [175:128], P_Key [191:176], IPv6 [192], data request [193], CSR
     /// request [194], Fast CNP translation read [195].
-    pipe: Vec<DFF<Bits<198>>>,
+    pipe: Vec<DFF<Bits<199>>>,
     cmd_pending: DFF<Bit>,
     cmd_op: DFF<Bits<3>>,
     flow_status: DFF<Bits<32>>,
@@ -564,7 +564,7 @@ pub struct Gateway {
     status_word: Signal<Local, Bits<32>>,
     csr_sip: Signal<Local, Bits<128>>,
     csr_dip: Signal<Local, Bits<128>>,
-    pipe_in: Signal<Local, Bits<198>>,
+    pipe_in: Signal<Local, Bits<199>>,
     location: Signal<Local, Bits<16>>,
     bucket_depth: Signal<Local, Bits<4>>,
     gw_mac: Signal<Local, Bits<48>>,
@@ -1504,26 +1504,30 @@ impl Logic for Gateway {
         self.flow_table.clear_counters.next = self.csr.values[5].val().get_bit(0);
 
         // What each request needs five clocks later.
-        self.pipe_in.next = bit_cast::<198, 128>(self.dc_hdr.src_ip.val())
-            | (bit_cast::<198, 48>(self.dc_hdr.src_mac.val()) << 128)
-            | (bit_cast::<198, 16>(self.dc_hdr.pkey.val()) << 176);
+        self.pipe_in.next = bit_cast::<199, 128>(self.dc_hdr.src_ip.val())
+            | (bit_cast::<199, 48>(self.dc_hdr.src_mac.val()) << 128)
+            | (bit_cast::<199, 16>(self.dc_hdr.pkey.val()) << 176);
         if self.dc_hdr.is_ipv6.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<198>(1) << 192);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<199>(1) << 192);
         }
         if self.data_req.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<198>(1) << 193);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<199>(1) << 193);
         }
         if self.csr_req.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<198>(1) << 194);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<199>(1) << 194);
         }
         if self.fcn_req.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<198>(1) << 195);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<199>(1) << 195);
         }
         if self.proxy_req.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<198>(1) << 196);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<199>(1) << 196);
         }
         if self.dc_hdr.vlan_present.val() {
-            self.pipe_in.next = self.pipe_in.val() | (bits::<198>(1) << 197);
+            self.pipe_in.next = self.pipe_in.val() | (bits::<199>(1) << 197);
+        }
+        // RA-01: the frame's capability bit (BTH byte 4 bit 4).
+        if self.dc_parser.bth_flags.val().get_bit(4) {
+            self.pipe_in.next = self.pipe_in.val() | (bits::<199>(1) << 198);
         }
         self.pipe[0].d.next = self.pipe_in.val();
         // LH-01 PSN pairing: an RC request whose PSN the responder
@@ -1815,6 +1819,8 @@ impl Logic for Gateway {
         self.advisor.res_src_mac.next = self.pipe[4].q.val().get_bits::<48>(128);
         self.advisor.res_pkey.next = self.pipe[4].q.val().get_bits::<16>(176);
         self.advisor.res_ipv6.next = self.pipe[4].q.val().get_bit(192);
+        self.advisor.res_flagged.next =
+            self.csr.values[301].val().get_bit(1) & self.pipe[4].q.val().get_bit(198);
         self.advisor.port_rate.next = self.ra_law.rate.val();
         self.advisor.now_us.next = self.now_us.q.val();
         self.advisor.spacing.next = self.csr.values[309].val();

@@ -96,6 +96,7 @@
 //!
 //! [rate_advice]                # RA-01..RA-03 SCONE Rate Advice, near-source (needs features = ["rate_advice"])
 //! law = true                   # RCP's law every interval (default true); false: the advice is 8 C
+//! header_bit = false           # RA-01: frames with BTH byte 4 bit 4 set mark their sender capable
 //! capacity_gbps = 100          # C, the WAN port's capacity: round(gbps * 125) bytes/us, 1..=1048575
 //! interval_us = 1000           # T, 1..=16777215 and at least 124 clocks at [gateway] clocks_per_us; T <= rtt_us
 //! rtt_us = 10000               # d, the senders' reaction time (written as T/d and 1/(d C))
@@ -768,6 +769,9 @@ fn prefix_entry_writes(
 pub struct RateAdviceConfig {
     /// `RA_CONTROL.law` (true unless given false).
     pub law: Option<bool>,
+    /// RA-01: `RA_CONTROL.header_bit`, frames with the BTH capability bit
+    /// mark their sender capable (false unless given true).
+    pub header_bit: Option<bool>,
     /// C in Gb/s, a number above 0: `round(gbps * 125)` bytes per microsecond.
     pub capacity_gbps: Option<toml::Value>,
     /// T, microseconds.
@@ -806,6 +810,7 @@ impl RateAdviceConfig {
         let k = |name: &str| format!("rate_advice.{name}");
         let mut law = RateAdviceLaw {
             law: self.law != Some(false),
+            header_bit: self.header_bit == Some(true),
             ..RateAdviceLaw::default()
         };
         if let Some(v) = &self.capacity_gbps {
@@ -941,7 +946,7 @@ impl RateAdviceConfig {
 
     /// At least one capable-sender prefix is given.
     fn has_capable(&self) -> bool {
-        self.capable.as_ref().is_some_and(|c| !c.is_empty())
+        self.header_bit == Some(true) || self.capable.as_ref().is_some_and(|c| !c.is_empty())
     }
 }
 
@@ -2442,7 +2447,8 @@ impl Config {
             issues.add(
                 "rate_advice.capable",
                 "Rate Advice goes only to capable senders (RA-01): give at least one prefix in \
-                 [rate_advice] capable (\"::/0\" makes every sender capable)",
+                 [rate_advice] capable (\"::/0\" makes every sender capable) or set \
+                 header_bit = true",
             );
         }
         // The shaper switches on once its settings are written, the tunnel

@@ -76,6 +76,9 @@ pub fn gain_q8(x: f64) -> u32 {
 pub struct RateAdviceLaw {
     /// `RA_CONTROL.law`: compute `R` (else the advice is 8 C).
     pub law: bool,
+    /// `RA_CONTROL.header_bit`: a frame with the BTH capability bit marks
+    /// its sender capable too (RA-01; off by default).
+    pub header_bit: bool,
     /// C, bytes per microsecond (12,500 = 100 Gb/s).
     pub capacity: u32,
     /// T, microseconds.
@@ -104,6 +107,7 @@ impl Default for RateAdviceLaw {
         let gains = reg("RA_GAINS_Q8").reset;
         RateAdviceLaw {
             law: true,
+            header_bit: false,
             capacity: reg("RA_CAPACITY_BYTES_PER_US").reset,
             interval_us: reg("RA_INTERVAL_US").reset,
             rtt_us: DEFAULT_RTT_US,
@@ -276,11 +280,14 @@ impl RateAdviceLaw {
 
     /// `RA_CONTROL`.
     pub fn control(&self) -> u32 {
+        let mut c = 0;
         if self.law {
-            law_bit()
-        } else {
-            0
+            c |= law_bit();
         }
+        if self.header_bit {
+            c |= header_bit();
+        }
+        c
     }
 }
 
@@ -288,6 +295,13 @@ fn law_bit() -> u32 {
     reg("RA_CONTROL")
         .field("law")
         .expect("RA_CONTROL has the law field")
+        .mask()
+}
+
+fn header_bit() -> u32 {
+    reg("RA_CONTROL")
+        .field("header_bit")
+        .expect("RA_CONTROL has the header_bit field")
         .mask()
 }
 
@@ -348,6 +362,8 @@ pub struct RateAdviceState {
     pub enabled: bool,
     /// `RA_CONTROL.law`.
     pub law: bool,
+    /// `RA_CONTROL.header_bit`.
+    pub header_bit: bool,
     pub opcode: u32,
     /// Bytes per microsecond (bits 19..0).
     pub capacity: u32,
@@ -420,6 +436,7 @@ impl<B: RegisterBus> Device<B> {
         Ok(RateAdviceState {
             enabled: features & feature::RATE_ADVICE != 0,
             law: control & law_bit() != 0,
+            header_bit: control & header_bit() != 0,
             opcode: read(self, "RA_OPCODE")? & 0xFF,
             capacity: read(self, "RA_CAPACITY_BYTES_PER_US")? & CAPACITY_MAX,
             interval_us: read(self, "RA_INTERVAL_US")? & INTERVAL_MAX_US,

@@ -2450,3 +2450,30 @@ fn ra_02_config_rejects_bad_values() {
         assert!(err.to_string().contains(message), "{text}: {err}");
     }
 }
+
+/// RA-01's header indication: `header_bit = true` sets RA_CONTROL's field
+/// (with the law's) and is enough capability for `rate_advice` without a
+/// prefix; it is off unless given.
+#[test]
+fn ra_01_config_header_bit() {
+    use cngw_regmap::ra_control::{HEADER_BIT, LAW};
+    let config = Config::parse(
+        r#"
+features = ["rate_advice"]
+[rate_advice]
+header_bit = true
+"#,
+    )
+    .unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    assert_eq!(dev.bus().peek(offset::RA_CONTROL), Some(LAW | HEADER_BIT));
+    let config = Config::parse("[rate_advice]\nlaw = false\ncapable = [\"10.0.0.0/8\"]\n").unwrap();
+    let mut dev = device();
+    apply_config(&mut dev, &config).unwrap();
+    assert_eq!(dev.bus().peek(offset::RA_CONTROL), Some(0));
+    let err = Config::parse("features = [\"rate_advice\"]\n[rate_advice]\nheader_bit = false\n")
+        .and_then(|c| apply_config(&mut device(), &c).map(|_| ()))
+        .unwrap_err();
+    assert!(err.to_string().contains("header_bit"), "{err}");
+}

@@ -780,13 +780,26 @@ impl GatewayModel {
         use crate::longhaul::{gw_ipv6, gw_mac};
         use cngw_packet::envelope::Envelope;
         use cngw_packet::rate_advice::{RateAdvice, RateAdviceMessage};
+        use cngw_regmap::ra_control;
         use std::net::{Ipv4Addr, Ipv6Addr};
         let r = self.registers.view();
         if r.reg(offset::FEATURE_ENABLE) & cngw_regmap::feature::RATE_ADVICE == 0 {
             return;
         }
         let sender = Ipv6Addr::from(key.sip);
-        let capable = prefix_covers(sender, r, offset::RA_CAP0_PREFIX_0, offset::RA_CAP0_CONTROL)
+        // RA-01: BTH byte 4's capability bit, when RA_CONTROL.header_bit.
+        let ip = 14 + if parsed.vlan_id.is_some() { 4 } else { 0 };
+        let ip_len = if parsed.is_ipv6 {
+            40
+        } else {
+            4 * (frame.get(ip).copied().unwrap_or(0x45) & 0x0F) as usize
+        };
+        let flagged = r.reg(offset::RA_CONTROL) & ra_control::HEADER_BIT != 0
+            && frame
+                .get(ip + ip_len + 8 + 4)
+                .is_some_and(|b| b & ra_control::CAPABLE_BIT != 0);
+        let capable = flagged
+            || prefix_covers(sender, r, offset::RA_CAP0_PREFIX_0, offset::RA_CAP0_CONTROL)
             || prefix_covers(sender, r, offset::RA_CAP1_PREFIX_0, offset::RA_CAP1_CONTROL);
         if !capable {
             return;

@@ -313,6 +313,10 @@ pub mod pe_shaper {
 pub mod ra_control {
     /// RA-02: the port's advice follows the law (else it is 8 C).
     pub const LAW: u32 = 1 << 0;
+    /// RA-01: BTH byte 4 bit [`CAPABLE_BIT`] marks a frame's sender capable.
+    pub const HEADER_BIT: u32 = 1 << 1;
+    /// The capability bit's mask in BTH byte 4.
+    pub const CAPABLE_BIT: u8 = 1 << 4;
 }
 
 /// Bits of `FCN_RX_DOM0_CONTROL` / `FCN_RX_DOM1_CONTROL` (and of the
@@ -847,12 +851,20 @@ const FCN_RX_DOM_CONTROL_FIELDS: &[Field] = &[
     },
 ];
 
-const RA_CONTROL_FIELDS: &[Field] = &[Field {
-    name: "law",
-    lsb: 0,
-    width: 1,
-    doc: "RA-02: compute the port's advice from its arrivals and queue every RA_INTERVAL_US (RCP's law); 0: the advice is the capacity, capped by the policy entries",
-}];
+const RA_CONTROL_FIELDS: &[Field] = &[
+    Field {
+        name: "law",
+        lsb: 0,
+        width: 1,
+        doc: "RA-02: compute the port's advice from its arrivals and queue every RA_INTERVAL_US (RCP's law); 0: the advice is the capacity, capped by the policy entries",
+    },
+    Field {
+        name: "header_bit",
+        lsb: 1,
+        width: 1,
+        doc: "RA-01: a RoCEv2 frame with bit 4 of BTH byte 4 (a reserved bit; bit 5 is the Long-haul CNP's E bit) set marks its sender capable too",
+    },
+];
 
 const RA_GAINS_FIELDS: &[Field] = &[
     Field {

@@ -59,24 +59,28 @@ struct Flow {
     sqp: Option<u32>,
     mac: [u8; 6],
     capable: bool,
+    /// Its frames carry the capability bit (RA-01's header indication).
+    flagged: bool,
 }
 
-/// Eight flows: capable IPv4 and IPv6 senders (one without a source QP)
-/// and two senders outside the capable prefixes.
+/// Nine flows: capable IPv4 and IPv6 senders (one without a source QP),
+/// two senders outside the capable prefixes, one outside them whose frames
+/// carry the capability bit.
 fn flows() -> Vec<Flow> {
     [
-        ("10.1.0.7", true, true),
-        ("10.1.2.9", true, true),
-        ("10.1.5.3", true, true),
-        ("fd00:1::5", true, true),
-        ("fd00:1:0:7::9", true, true),
-        ("10.1.9.4", true, false),
-        ("10.2.0.8", false, true),
-        ("fd00:9::1", false, true),
+        ("10.1.0.7", true, true, false),
+        ("10.1.2.9", true, true, false),
+        ("10.1.5.3", true, true, false),
+        ("fd00:1::5", true, true, false),
+        ("fd00:1:0:7::9", true, true, false),
+        ("10.1.9.4", true, false, false),
+        ("10.2.0.8", false, true, false),
+        ("fd00:9::1", false, true, false),
+        ("fd00:3::7", false, true, true),
     ]
     .iter()
     .enumerate()
-    .map(|(i, &(s, capable, entered))| {
+    .map(|(i, &(s, capable, entered, flagged))| {
         let sender: IpAddr = s.parse().unwrap();
         let dst = match sender {
             IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::new(10, 200, 0, 1)),
@@ -92,6 +96,7 @@ fn flows() -> Vec<Flow> {
             sqp: entered.then_some(0x9000 + 7 * i as u32),
             mac: [0x02, 0x33, 0, 0, 0, i as u8],
             capable,
+            flagged,
         }
     })
     .collect()
@@ -117,6 +122,17 @@ fn cap_of(sender: IpAddr) -> Option<u32> {
         })
         .map(|(_, _, mbps)| mbps)
         .min()
+}
+
+/// Sets the capability bit (bit 4 of BTH byte 4, which the ICRC does not
+/// cover) in an untagged RoCEv2 frame.
+fn flag(frame: &mut [u8]) {
+    let bth = if frame[12..14] == [0x86, 0xdd] {
+        14 + 40 + 8
+    } else {
+        14 + 20 + 8
+    };
+    frame[bth + 4] |= ra_control::CAPABLE_BIT;
 }
 
 fn data_frame(key: &FlowKey, mac: [u8; 6], psn: u32, payload: usize) -> Vec<u8> {
@@ -251,6 +267,16 @@ fn ra_03_rate_advice_rtl_matches_the_model_on_random_traffic() {
                 insert_static_flow(&mut gw, &mut m, &f.key, sqp);
             }
         }
+        // RA-01's header indication on for seeds 2 and 3.
+        let header_bit = seed != 1;
+        if header_bit {
+            both(
+                &mut gw,
+                &mut m,
+                offset::RA_CONTROL,
+                ra_control::LAW | ra_control::HEADER_BIT,
+            );
+        }
         both(
             &mut gw,
             &mut m,
@@ -263,7 +289,11 @@ fn ra_03_rate_advice_rtl_matches_the_model_on_random_traffic() {
         for i in 0..400 {
             let f = &fl[rng.gen_range(0..fl.len())];
             let payload = rng.gen_range(0..1500);
-            dc.push((t, Frame::new(data_frame(&f.key, f.mac, i, payload))));
+            let mut d = data_frame(&f.key, f.mac, i, payload);
+            if f.flagged {
+                flag(&mut d);
+            }
+            dc.push((t, Frame::new(d)));
             t += rng.gen_range(0..=if i < 250 { 100 } else { 400 });
         }
         let mut depth_steps = Vec::new();
@@ -315,13 +345,15 @@ fn ra_03_rate_advice_rtl_matches_the_model_on_random_traffic() {
         assert_eq!(reg(&m, offset::RA_QUEUE_DROPS), 0);
         let mut rates = std::collections::BTreeSet::new();
         let mut capped = 0;
+        let mut to_flagged = 0;
         for bytes in &msgs {
             let msg = parse_advice(bytes).unwrap();
             let f = fl
                 .iter()
                 .find(|f| f.sqp == Some(msg.dest_qp))
                 .expect("BTH DestQP is a flow's source QP");
-            assert!(f.capable, "only capable senders");
+            assert!(f.capable || header_bit && f.flagged, "only capable senders");
+            to_flagged += f.flagged as u32;
             assert_eq!(msg.advice.version, VERSION_1);
             assert_eq!(
                 msg.advice.destination_qp, f.key.dqp,
@@ -348,6 +380,7 @@ fn ra_03_rate_advice_rtl_matches_the_model_on_random_traffic() {
             rates.insert(msg.advice.rate_mbps);
         }
         assert!(capped > 0, "a policy cap applied");
+        assert_eq!(to_flagged > 0, header_bit, "the header indication");
         assert!(rates.len() >= 5, "the law moved: {rates:?}");
         if let Some(dissected) = dissect(&msgs) {
             for f in &dissected {

@@ -64,12 +64,16 @@ pub fn status_text(s: &RateAdviceState) -> String {
         "messages: BTH opcode {:#04x}; a changed advice at most once per {} us per flow\n",
         s.opcode, s.flow_spacing_us
     );
-    if s.capable.is_empty() {
+    if s.capable.is_empty() && !s.header_bit {
         out += "capable senders (RA-01): none (no sender is sent Rate Advice)\n";
     } else {
         out += "capable senders (RA-01):\n";
         for (i, p) in &s.capable {
             out += &format!("  {i}  {p}\n");
+        }
+        if s.header_bit {
+            out += "  and the sender of every frame with the BTH capability bit \
+                    (RA_CONTROL.header_bit)\n";
         }
     }
     if s.policy.is_empty() {
@@ -124,13 +128,15 @@ pub fn status_json(s: &RateAdviceState) -> String {
     let c = s.counters;
     format!(
         "{{\"tool\": \"cngw rate-advice status\", \"schema_version\": {JSON_SCHEMA_VERSION}, \
-         \"enabled\": {}, \"law\": {}, \"port_rate_mbps\": {}, \"capacity_bytes_per_us\": {}, \
+         \"enabled\": {}, \"law\": {}, \"header_bit\": {}, \"port_rate_mbps\": {}, \
+         \"capacity_bytes_per_us\": {}, \
          \"ceiling_mbps\": {}, \"interval_us\": {}, \"alpha_q8\": {}, \"beta_q8\": {}, \
          \"t_over_d_q16\": {}, \"inv_dc_q32\": {}, \"min_mbps\": {}, \"flow_spacing_us\": {}, \
          \"opcode\": {}, \"capable\": [{}], \"policy\": [{}], \"counters\": {{\"sent\": {}, \
          \"held\": {}, \"no_sqp\": {}, \"queue_drops\": {}}}}}\n",
         s.enabled,
         s.law,
+        s.header_bit,
         s.port_rate_mbps,
         s.capacity,
         s.ceiling_mbps(),
@@ -182,6 +188,7 @@ mod tests {
         RateAdviceState {
             enabled: true,
             law: true,
+            header_bit: false,
             opcode: 0x1D,
             capacity: 12_500,
             interval_us: 1_000,
@@ -247,7 +254,8 @@ mod tests {
         assert_eq!(
             json,
             "{\"tool\": \"cngw rate-advice status\", \"schema_version\": 1, \"enabled\": true, \
-             \"law\": true, \"port_rate_mbps\": 42000, \"capacity_bytes_per_us\": 12500, \
+             \"law\": true, \"header_bit\": false, \"port_rate_mbps\": 42000, \
+             \"capacity_bytes_per_us\": 12500, \
              \"ceiling_mbps\": 100000, \"interval_us\": 1000, \"alpha_q8\": 102, \"beta_q8\": 58, \
              \"t_over_d_q16\": 6554, \"inv_dc_q32\": 34, \"min_mbps\": 100, \
              \"flow_spacing_us\": 1000, \"opcode\": 29, \"capable\": [{\"index\": 1, \"prefix\": \

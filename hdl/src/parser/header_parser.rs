@@ -32,6 +32,9 @@ pub struct HeaderParser {
     pub tap: AxisTap,
     /// The parsed header, one clock after the frame's last beat.
     pub hdr: HeaderSource,
+    /// BTH byte 4 (FECN, BECN, six reserved bits) of a RoCEv2 frame, with
+    /// `hdr` (RA-01's optional capability bit is one of the reserved bits).
+    pub bth_flags: Signal<Out, Bits<8>>,
     // Frame state.
     beat_index: DFF<Bits<2>>,
     first_beat: DFF<Bits<512>>,
@@ -50,6 +53,7 @@ pub struct HeaderParser {
     out_flow_label: DFF<Bits<20>>,
     out_udp_src_port: DFF<Bits<16>>,
     out_opcode: DFF<Bits<8>>,
+    out_bth_flags: DFF<Bits<8>>,
     out_pkey: DFF<Bits<16>>,
     out_dest_qp: DFF<Bits<24>>,
     out_psn: DFF<Bits<24>>,
@@ -107,6 +111,8 @@ impl Default for HeaderParser {
             out_flow_label: Default::default(),
             out_udp_src_port: Default::default(),
             out_opcode: Default::default(),
+            bth_flags: Default::default(),
+            out_bth_flags: Default::default(),
             out_pkey: Default::default(),
             out_dest_qp: Default::default(),
             out_psn: Default::default(),
@@ -165,6 +171,7 @@ impl Logic for HeaderParser {
             out_flow_label,
             out_udp_src_port,
             out_opcode,
+            out_bth_flags,
             out_pkey,
             out_dest_qp,
             out_psn
@@ -181,6 +188,7 @@ impl Logic for HeaderParser {
         self.hdr.flow_label.next = self.out_flow_label.q.val();
         self.hdr.udp_src_port.next = self.out_udp_src_port.q.val();
         self.hdr.opcode.next = self.out_opcode.q.val();
+        self.bth_flags.next = self.out_bth_flags.q.val();
         self.hdr.pkey.next = self.out_pkey.q.val();
         self.hdr.dest_qp.next = self.out_dest_qp.q.val();
         self.hdr.psn.next = self.out_psn.q.val();
@@ -344,6 +352,7 @@ impl Logic for HeaderParser {
                     << 8)
                     | bit_cast::<16, 8>(self.l4.val().get_bits::<8>(8));
                 self.out_opcode.d.next = self.l4.val().get_bits::<8>(64);
+                self.out_bth_flags.d.next = self.l4.val().get_bits::<8>(96);
                 self.out_pkey.d.next = (bit_cast::<16, 8>(self.l4.val().get_bits::<8>(80)) << 8)
                     | bit_cast::<16, 8>(self.l4.val().get_bits::<8>(88));
                 self.out_dest_qp.d.next = (bit_cast::<24, 8>(self.l4.val().get_bits::<8>(104))

@@ -3,15 +3,15 @@
 //! interval"), and the queue of those messages toward the builder.
 //!
 //! ```text
-//!  flow-table answer (A) --+-- capable? (RA_CAPn prefixes) ------------+
+//!  flow-table answer (A) --+-- capable? (RA_CAPn prefixes, header bit) +
 //!   sender, location, DQP  +-- caps (RA_POLICYn prefixes) -> advice ---+--> (B) decide --> job FIFO --> job_*
 //!                          +-- state RAM [location] (last advice, when)+        |
 //!                                      ^----------- write on a queued job ------+
 //! ```
 //! Stage A is the clock of the flow table's answer for a RoCEv2 frame from
 //! dc_rx (the Long-haul controller's decision clock): the sender's address
-//! is matched against the two capable-sender prefixes and the two policy
-//! prefixes; the flow's advice is the port's rate or the lowest cap of the
+//! is matched against the two capable-sender prefixes (or the frame carries
+//! the capability bit: `res_flagged`) and the two policy prefixes; the flow's advice is the port's rate or the lowest cap of the
 //! policy entries that cover the sender; the flow's state (last advice
 //! sent, the microsecond it was sent) is read from a RAM indexed by the
 //! flow's table location (16K main places and 16 stash places). Stage B,
@@ -58,6 +58,9 @@ pub struct RateAdvisor {
     pub res_src_mac: Signal<In, Bits<48>>,
     pub res_pkey: Signal<In, Bits<16>>,
     pub res_ipv6: Signal<In, Bit>,
+    /// The frame marks its sender capable (RA_CONTROL.header_bit and the
+    /// frame's BTH capability bit).
+    pub res_flagged: Signal<In, Bit>,
     /// The port's advised rate (Mb/s) and the time base.
     pub port_rate: Signal<In, Bits<32>>,
     pub now_us: Signal<In, Bits<32>>,
@@ -182,8 +185,9 @@ impl Logic for RateAdvisor {
             self.idx.next = bits::<15>(0x4000) | (self.res_location.val().get_bits::<15>(0) & 0xF);
         }
         self.state.read_address.next = self.idx.val();
-        self.b_valid.d.next =
-            self.enable.val() & self.res_valid.val() & self.capable.in_domain.val();
+        self.b_valid.d.next = self.enable.val()
+            & self.res_valid.val()
+            & (self.capable.in_domain.val() | self.res_flagged.val());
         self.b_fresh.d.next = self.res_inserted.val();
         self.b_sqp_valid.d.next = self.res_sqp_valid.val();
         self.b_idx.d.next = self.idx.val();
