@@ -49,6 +49,20 @@ pub fn set_domain(gw: &mut Gateway, m: &mut GatewayModel, slot: u32, prefix: Ipv
         0 => (offset::FCN_RX_DOM0_PREFIX_0, offset::FCN_RX_DOM0_CONTROL),
         _ => (offset::FCN_RX_DOM1_PREFIX_0, offset::FCN_RX_DOM1_CONTROL),
     };
+    set_prefix_entry(gw, m, first, control, prefix, len);
+}
+
+/// A prefix entry with `FCN_RX_DOMn_CONTROL`'s fields (the domain, the
+/// Rate Advice capable and policy entries): the four words from register
+/// `first` set to `prefix`, then `control` to valid and `len` (IPv6 terms).
+pub fn set_prefix_entry(
+    gw: &mut Gateway,
+    m: &mut GatewayModel,
+    first: u32,
+    control: u32,
+    prefix: Ipv6Addr,
+    len: u32,
+) {
     for (w, v) in words(prefix.into()).into_iter().enumerate() {
         both(gw, m, first + 4 * w as u32, v);
     }

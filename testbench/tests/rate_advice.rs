@@ -16,10 +16,12 @@ use cngw_model::{Frame, GatewayModel, InPort, OutPort};
 use cngw_packet::flow_key::FlowKey;
 use cngw_packet::rate_advice::{RateAdviceMessage, VERSION_1};
 use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
-use cngw_regmap::{fcn_rx_dom_control, feature, offset, ra_control};
+use cngw_regmap::{feature, offset, ra_control};
 use cngw_sim::{frame_to_beats, Gateway};
 use cngw_testbench::scheduled::{check_scheduled, DepthStep, Schedule, ScheduledCapture};
-use cngw_testbench::setup::{both, flow_frame, insert_static_flow, mapped, words};
+use cngw_testbench::setup::{
+    both, flow_frame, insert_static_flow, mapped, set_prefix_entry, words,
+};
 use cngw_testbench::StreamOptions;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -41,15 +43,7 @@ fn set_prefix(
     p: IpAddr,
     len: u32,
 ) {
-    for (w, v) in words(mapped(p).into()).into_iter().enumerate() {
-        both(gw, m, first + 4 * w as u32, v);
-    }
-    both(
-        gw,
-        m,
-        control,
-        fcn_rx_dom_control::VALID | len << fcn_rx_dom_control::LEN_SHIFT,
-    );
+    set_prefix_entry(gw, m, first, control, mapped(p), len);
 }
 
 struct Flow {
