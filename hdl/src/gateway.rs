@@ -51,6 +51,18 @@
 //! each input recognises RDMA CM REQs and REPs; `CmLearner` pairs them and
 //! writes both directions' source QPs with `LearnSqp` on clocks without a
 //! data request (data first, then learning, then the CSR).
+//! SCONE Rate Advice (RA-01..RA-04, `FEATURE_ENABLE.rate_advice`):
+//! `RateLaw` runs RCP's law on the WAN port (RoCEv2 bytes from dc_rx, the
+//! queue the controller sees) every `RA_INTERVAL_US`; `RateAdvisor` decides
+//! at the controller's decision clock which capable senders get a Rate
+//! Advice message (a builder job after all others). Remote mode
+//! (`RA_REMOTE_CONTROL`): as WAN egress gateway a second `RateLaw` watches
+//! the data-centre port (RoCEv2 bytes from wan_rx, `qd_dc_*`) and after
+//! each interval the builder sends its advice to the peer gateways on
+//! wan_tx (`wan_tx_mux`, after the data path); as source gateway
+//! `RemoteAdviceReceiver` claims RoCEv2 frames to the gateway's address on
+//! wan_rx and keeps the peers' advice, which caps the advisor's for flows
+//! toward the prefixes behind them.
 //! Every stream port is a 512-bit AXI4-Stream interface (`tdata tkeep tvalid
 //! tready tlast tuser`); in Verilog the ports are `dc_rx$tdata` and so on, and
 //! the `cngw_gateway` wrapper names them `dc_rx_tdata`. With every feature off (the state after reset) both
@@ -70,7 +82,7 @@ use crate::notify::NotifyBuilder;
 use crate::parser::HeaderParser;
 use crate::pe::{FlowShaper, IngressQueue, TunnelDecap, TunnelEncap, TwoThreshold};
 use crate::px::{CnGenerator, CnReceiver, ProxyTable, ProxyTranslator};
-use crate::ra::{RateAdvisor, RateLaw};
+use crate::ra::{RateAdvisor, RateLaw, RemoteAdviceReceiver};
 use crate::stats::FrameCounters;
 use crate::stream::{AxisSink, AxisSource, FrameFilter, FrameMux, HeaderSource, SkidBuffer};
 use cngw_regmap::{offset, REGISTERS};
@@ -380,7 +392,23 @@ const _: () = {
     assert!(REGISTERS[331].offset == offset::RA_POLICY1_PREFIX_0);
     assert!(REGISTERS[335].offset == offset::RA_POLICY1_CONTROL);
     assert!(REGISTERS[336].offset == offset::RA_POLICY1_MBPS);
-    assert!(REGISTERS.len() == 337);
+    assert!(REGISTERS[337].offset == offset::RA_REMOTE_CONTROL);
+    assert!(REGISTERS[338].offset == offset::RA_DC_CAPACITY_BYTES_PER_US);
+    assert!(REGISTERS[339].offset == offset::RA_DC_INV_DC_Q32);
+    assert!(REGISTERS[340].offset == offset::RA_DC_PORT_RATE_MBPS);
+    assert!(REGISTERS[341].offset == offset::RA_REMOTE_TIMEOUT_US);
+    assert!(REGISTERS[342].offset == offset::RA_REMOTE_SENT);
+    assert!(REGISTERS[343].offset == offset::RA_REMOTE_RECEIVED);
+    assert!(REGISTERS[344].offset == offset::RA_REMOTE_REFUSED);
+    assert!(REGISTERS[345].offset == offset::RA_PEER0_ADDR_0);
+    assert!(REGISTERS[349].offset == offset::RA_PEER0_PREFIX_0);
+    assert!(REGISTERS[353].offset == offset::RA_PEER0_CONTROL);
+    assert!(REGISTERS[354].offset == offset::RA_PEER0_MBPS);
+    assert!(REGISTERS[355].offset == offset::RA_PEER1_ADDR_0);
+    assert!(REGISTERS[359].offset == offset::RA_PEER1_PREFIX_0);
+    assert!(REGISTERS[363].offset == offset::RA_PEER1_CONTROL);
+    assert!(REGISTERS[364].offset == offset::RA_PEER1_MBPS);
+    assert!(REGISTERS.len() == 365);
 };
 
 #[derive(LogicBlock)]
@@ -400,6 +428,10 @@ pub struct Gateway {
     /// External queue-depth telemetry for WAN port 0 (deep buffers outside the core).
     pub qd_ext_bytes: Signal<In, Bits<32>>,
     pub qd_ext_valid: Signal<In, Bit>,
+    /// External queue-depth telemetry for the data-centre port (toward
+    /// dc_tx): the depth RA-04's egress law sees.
+    pub qd_dc_bytes: Signal<In, Bits<32>>,
+    pub qd_dc_valid: Signal<In, Bit>,
     /// Parsed headers of frames from dc_rx.
     pub dc_hdr: HeaderSource,
     /// Parsed headers of frames from wan_rx.
@@ -587,6 +619,38 @@ pub struct Gateway {
     ra_end: Signal<Local, Bit>,
     /// RA_CAPn / RA_POLICYn prefix words in lane order.
     ra_lanes: Vec<Signal<Local, Bits<32>>>,
+    /// RA-04 remote mode. Egress role: the data-centre port's law (RoCEv2
+    /// bytes from wan_rx per interval, the `qd_dc_*` depth), its advice to
+    /// the peers after each interval (`rs_*`, jobs for the builder), the
+    /// builder's wan_tx frames merged into wan_tx. Source role: the peers'
+    /// advice from wan_rx (`ra_rx`).
+    ra_law_dc: RateLaw,
+    ra_rx: RemoteAdviceReceiver,
+    wan_tx_mux: FrameMux,
+    dc_depth: DFF<Bits<32>>,
+    wan_acc: DFF<Bits<17>>,
+    wan_frame_bytes: DFF<Bits<16>>,
+    wan_keep_count: Signal<Local, Bits<7>>,
+    wan_acc_sum: Signal<Local, Bits<18>>,
+    ra_dc_bytes: DFF<Bits<32>>,
+    ra_dc_sum: Signal<Local, Bits<33>>,
+    rs_wait: DFF<Bits<8>>,
+    rs_pend: DFF<Bits<2>>,
+    rs_rate: DFF<Bits<32>>,
+    rs_count: DFF<Bits<32>>,
+    rs_peer1: Signal<Local, Bit>,
+    rs_take: Signal<Local, Bit>,
+    rs_mask: Signal<Local, Bits<2>>,
+    rs_dst: Signal<Local, Bits<128>>,
+    rs_v6: Signal<Local, Bit>,
+    rr_received: DFF<Bits<32>>,
+    rr_refused: DFF<Bits<32>>,
+    ra_on: Signal<Local, Bit>,
+    /// RA_PEERn_ADDR / _PREFIX words in lane order.
+    peer_lanes: Vec<Signal<Local, Bits<32>>>,
+    peer0_addr: Signal<Local, Bits<128>>,
+    peer1_addr: Signal<Local, Bits<128>>,
+    next_hop_mac: Signal<Local, Bits<48>>,
 }
 
 impl Default for Gateway {
@@ -601,6 +665,8 @@ impl Default for Gateway {
             s_axil: Default::default(),
             qd_ext_bytes: Default::default(),
             qd_ext_valid: Default::default(),
+            qd_dc_bytes: Default::default(),
+            qd_dc_valid: Default::default(),
             dc_hdr: Default::default(),
             wan_hdr: Default::default(),
             dc_in: Default::default(),
@@ -736,6 +802,32 @@ impl Default for Gateway {
             ra_sum: Default::default(),
             ra_end: Default::default(),
             ra_lanes: (0..16).map(|_| Default::default()).collect(),
+            ra_law_dc: Default::default(),
+            ra_rx: Default::default(),
+            wan_tx_mux: Default::default(),
+            dc_depth: Default::default(),
+            wan_acc: Default::default(),
+            wan_frame_bytes: Default::default(),
+            wan_keep_count: Default::default(),
+            wan_acc_sum: Default::default(),
+            ra_dc_bytes: Default::default(),
+            ra_dc_sum: Default::default(),
+            rs_wait: Default::default(),
+            rs_pend: Default::default(),
+            rs_rate: Default::default(),
+            rs_count: Default::default(),
+            rs_peer1: Default::default(),
+            rs_take: Default::default(),
+            rs_mask: Default::default(),
+            rs_dst: Default::default(),
+            rs_v6: Default::default(),
+            rr_received: Default::default(),
+            rr_refused: Default::default(),
+            ra_on: Default::default(),
+            peer_lanes: (0..16).map(|_| Default::default()).collect(),
+            peer0_addr: Default::default(),
+            peer1_addr: Default::default(),
+            next_hop_mac: Default::default(),
         }
     }
 }
@@ -783,7 +875,10 @@ impl Logic for Gateway {
             cn_mux,
             tod,
             ra_law,
-            advisor
+            advisor,
+            ra_law_dc,
+            ra_rx,
+            wan_tx_mux
         );
         dff_setup!(
             self,
@@ -822,7 +917,17 @@ impl Logic for Gateway {
             qgr_growth,
             qgr_high,
             ra_us,
-            ra_bytes
+            ra_bytes,
+            dc_depth,
+            wan_acc,
+            wan_frame_bytes,
+            ra_dc_bytes,
+            rs_wait,
+            rs_pend,
+            rs_rate,
+            rs_count,
+            rr_received,
+            rr_refused
         );
         for i in 0..6 {
             self.decap_counts[i].clock.next = self.clock.val();
@@ -860,7 +965,11 @@ impl Logic for Gateway {
         // the ingress queue for their labels and are encapsulated.
         AxisSink::link(&mut self.dc_rx, &mut self.dc_in.s);
         AxisSource::join(&mut self.dc_in.m, &mut self.ce_marker.s);
-        AxisSource::link(&mut self.wan_tx, &mut self.dc_out.m);
+        // RA-04: the builder's frames for the WAN (remote advice) join
+        // between data frames (a combinational mux: no added latency).
+        AxisSource::join(&mut self.dc_out.m, &mut self.wan_tx_mux.a);
+        AxisSource::link(&mut self.wan_tx, &mut self.wan_tx_mux.m);
+        self.wan_tx_mux.reset.next = self.reset.val();
         self.ingress.next = self.csr.values[198].val().get_bit(2);
         self.dc_mid_ready.next = self.dc_out.s.tready.val();
         if self.ingress.val() {
@@ -953,7 +1062,9 @@ impl Logic for Gateway {
             self.wan_out.s.tvalid.next = self.decap.m.tvalid.val();
         }
         AxisSource::join(&mut self.wan_out.m, &mut self.dc_tx_mux.a);
+        // The builder's frames go to dc_tx, its RA-04 frames to wan_tx.
         AxisSource::join(&mut self.builder.m, &mut self.dc_tx_mux.b);
+        AxisSource::join(&mut self.builder.w, &mut self.wan_tx_mux.b);
         AxisSource::join(&mut self.dc_tx_mux.m, &mut self.cn_mux.a);
         AxisSource::join(&mut self.cn_gen.m, &mut self.cn_mux.b);
         AxisSource::link(&mut self.dc_tx, &mut self.cn_mux.m);
@@ -1058,9 +1169,10 @@ impl Logic for Gateway {
 
         // LH-02 queue meter: frames leaving on wan_tx fill the virtual queue;
         // the marker reports ECN-capable and CE frames for the EMR.
-        self.meter.tx_beat.next = self.wan_tx.tvalid.val() & self.wan_tx.tready.val();
-        self.meter.tx_last.next = self.wan_tx.tlast.val();
-        self.meter.tx_keep.next = self.wan_tx.tkeep.val();
+        // (Data frames only: RA-04's remote advice is not metered.)
+        self.meter.tx_beat.next = self.wan_tx_mux.a.tvalid.val() & self.wan_tx_mux.a.tready.val();
+        self.meter.tx_last.next = self.wan_tx_mux.a.tlast.val();
+        self.meter.tx_keep.next = self.wan_tx_mux.a.tkeep.val();
         self.meter.drain_q16.next = self.csr.values[89].val();
         self.meter.us_tick.next = self.us_tick.val();
         // PE-03: two-threshold marking on the average queue; one draw per
@@ -1155,11 +1267,12 @@ impl Logic for Gateway {
         self.fcn_rx.dom1_len.next = self.csr.values[185].val().get_bits::<8>(8);
         self.fcn_rx.dom1_valid.next = self.csr.values[185].val().get_bit(0);
         self.wan_filter.reset.next = self.reset.val();
-        self.wan_filter.drop.next = self.fcn_rx.claim.val() | self.proxy_rx.claim.val();
+        self.wan_filter.drop.next =
+            self.fcn_rx.claim.val() | self.proxy_rx.claim.val() | self.ra_rx.claim.val();
         if self.wan_filter.dropped.val() & self.fcn_rx.claim.val() {
             self.fcn_rx_count.d.next = self.fcn_rx_count.q.val() + 1;
         }
-        if self.wan_filter.dropped.val() & !self.fcn_rx.claim.val() {
+        if self.wan_filter.dropped.val() & !self.fcn_rx.claim.val() & self.proxy_rx.claim.val() {
             self.proxy_rx_count.d.next = self.proxy_rx_count.q.val() + 1;
         }
         if self.proxy_rx.busy_drop.val() {
@@ -1786,6 +1899,147 @@ impl Logic for Gateway {
         self.ra_law.t_over_d.next = self.csr.values[306].val();
         self.ra_law.inv_dc.next = self.csr.values[307].val();
         self.ra_law.min_rate.next = self.csr.values[308].val();
+        // RA-04 remote mode (RA_REMOTE_CONTROL 337; RA_DC_* 338..340;
+        // RA_REMOTE_TIMEOUT_US 341; counters 342..344; RA_PEERn_* 345..364).
+        self.ra_on.next = self.csr.values[4].val().get_bit(5);
+        for i in 0..4 {
+            self.peer_lanes[i].next = (self.csr.values[345 + i].val() >> 24)
+                | ((self.csr.values[345 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[345 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[345 + i].val() << 24);
+            self.peer_lanes[4 + i].next = (self.csr.values[349 + i].val() >> 24)
+                | ((self.csr.values[349 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[349 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[349 + i].val() << 24);
+            self.peer_lanes[8 + i].next = (self.csr.values[355 + i].val() >> 24)
+                | ((self.csr.values[355 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[355 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[355 + i].val() << 24);
+            self.peer_lanes[12 + i].next = (self.csr.values[359 + i].val() >> 24)
+                | ((self.csr.values[359 + i].val() >> 8) & 0xFF00)
+                | ((self.csr.values[359 + i].val() << 8) & 0xFF_0000)
+                | (self.csr.values[359 + i].val() << 24);
+        }
+        self.peer0_addr.next = bit_cast::<128, 32>(self.peer_lanes[0].val())
+            | (bit_cast::<128, 32>(self.peer_lanes[1].val()) << 32)
+            | (bit_cast::<128, 32>(self.peer_lanes[2].val()) << 64)
+            | (bit_cast::<128, 32>(self.peer_lanes[3].val()) << 96);
+        self.peer1_addr.next = bit_cast::<128, 32>(self.peer_lanes[8].val())
+            | (bit_cast::<128, 32>(self.peer_lanes[9].val()) << 32)
+            | (bit_cast::<128, 32>(self.peer_lanes[10].val()) << 64)
+            | (bit_cast::<128, 32>(self.peer_lanes[11].val()) << 96);
+        // Egress role: the bytes of each frame entering wan_rx (like
+        // dc_rx's), the RoCEv2 ones summed per control interval.
+        self.wan_keep_count.next = 0.into();
+        self.wan_acc_sum.next = bit_cast::<18, 17>(self.wan_acc.q.val());
+        if self.wan_in.m.tvalid.val() & self.wan_filter.s.tready.val() {
+            for i in 0..64 {
+                if self.wan_in.m.tkeep.val().get_bit(i) {
+                    self.wan_keep_count.next = self.wan_keep_count.val() + 1;
+                }
+            }
+            self.wan_acc_sum.next = bit_cast::<18, 17>(self.wan_acc.q.val())
+                + bit_cast::<18, 7>(self.wan_keep_count.val());
+            if self.wan_acc_sum.val() > 0xFFFF {
+                self.wan_acc_sum.next = 0xFFFF.into();
+            }
+            self.wan_acc.d.next = bit_cast::<17, 18>(self.wan_acc_sum.val());
+            if self.wan_in.m.tlast.val() {
+                self.wan_acc.d.next = 0.into();
+                self.wan_frame_bytes.d.next = bit_cast::<16, 18>(self.wan_acc_sum.val());
+            }
+        }
+        if self.qd_dc_valid.val() {
+            self.dc_depth.d.next = self.qd_dc_bytes.val();
+        }
+        self.ra_dc_sum.next = bit_cast::<33, 32>(self.ra_dc_bytes.q.val());
+        if self.wan_hdr.valid.val() & (self.wan_hdr.class.val() == 1) {
+            self.ra_dc_sum.next = bit_cast::<33, 32>(self.ra_dc_bytes.q.val())
+                + bit_cast::<33, 16>(self.wan_frame_bytes.q.val());
+        }
+        if self.ra_dc_sum.val().get_bit(32) {
+            self.ra_dc_sum.next = 0xFFFF_FFFF_u64.into();
+        }
+        self.ra_dc_bytes.d.next = bit_cast::<32, 33>(self.ra_dc_sum.val());
+        if self.ra_end.val() {
+            self.ra_dc_bytes.d.next = 0.into();
+        }
+        self.ra_law_dc.reset.next = self.reset.val();
+        self.ra_law_dc.law.next = self.csr.values[301].val().get_bit(0);
+        self.ra_law_dc.start.next = self.ra_end.val();
+        self.ra_law_dc.arrived.next = bit_cast::<32, 33>(self.ra_dc_sum.val());
+        self.ra_law_dc.depth.next = self.dc_depth.q.val();
+        self.ra_law_dc.capacity.next = self.csr.values[338].val().get_bits::<20>(0);
+        self.ra_law_dc.interval.next = self.csr.values[304].val().get_bits::<24>(0);
+        self.ra_law_dc.alpha.next = self.csr.values[305].val().get_bits::<9>(0);
+        self.ra_law_dc.beta.next = self.csr.values[305].val().get_bits::<9>(16);
+        self.ra_law_dc.t_over_d.next = self.csr.values[306].val();
+        self.ra_law_dc.inv_dc.next = self.csr.values[339].val();
+        self.ra_law_dc.min_rate.next = self.csr.values[308].val();
+        // The law's new rate is seen LAW_CLOCKS + 1 clocks after the
+        // interval's end: then one message per valid peer waits for the
+        // builder (a later interval's replaces one still waiting).
+        if self.ra_end.val() {
+            self.rs_wait.d.next = 124.into();
+        } else if self.rs_wait.q.val() != 0 {
+            self.rs_wait.d.next = self.rs_wait.q.val() - 1;
+        }
+        self.rs_peer1.next = !self.rs_pend.q.val().get_bit(0);
+        self.rs_dst.next = self.peer0_addr.val();
+        if self.rs_peer1.val() {
+            self.rs_dst.next = self.peer1_addr.val();
+        }
+        self.rs_v6.next = self.rs_dst.val().get_bits::<96>(0) != (bits::<96>(0xffff) << 80);
+        self.rs_mask.next = 0.into();
+        if self.csr.values[353].val().get_bit(0) {
+            self.rs_mask.next = 1.into();
+        }
+        if self.csr.values[363].val().get_bit(0) {
+            self.rs_mask.next = self.rs_mask.val() | 2;
+        }
+        // Source role: the peers' advice from wan_rx.
+        self.ra_rx.reset.next = self.reset.val();
+        self.ra_rx.enable.next = self.ra_on.val() & self.csr.values[337].val().get_bit(1);
+        self.ra_rx.others.next = self.fcn_rx.claim.val() | self.proxy_rx.claim.val();
+        self.ra_rx.tdata.next = self.wan_in.m.tdata.val();
+        self.ra_rx.tkeep.next = self.wan_in.m.tkeep.val();
+        self.ra_rx.tlast.next = self.wan_in.m.tlast.val();
+        self.ra_rx.tvalid.next = self.wan_in.m.tvalid.val();
+        self.ra_rx.tready.next = self.wan_filter.s.tready.val();
+        self.ra_rx.gw_ipv4.next = self.gw_ipv4.val().get_bits::<32>(96);
+        self.ra_rx.gw_ipv6.next = self.gw_ipv6.val();
+        self.ra_rx.opcode.next = self.csr.values[302].val().get_bits::<8>(0);
+        self.ra_rx.peer0_addr.next = self.peer0_addr.val();
+        self.ra_rx.peer0_valid.next = self.csr.values[353].val().get_bit(0);
+        self.ra_rx.peer1_addr.next = self.peer1_addr.val();
+        self.ra_rx.peer1_valid.next = self.csr.values[363].val().get_bit(0);
+        self.ra_rx.now_us.next = self.now_us.q.val();
+        self.ra_rx.timeout.next = self.csr.values[341].val();
+        if self.ra_rx.received.val() {
+            self.rr_received.d.next = self.rr_received.q.val() + 1;
+        }
+        if self.ra_rx.refused.val() {
+            self.rr_refused.d.next = self.rr_refused.q.val() + 1;
+        }
+        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+            self.rr_received.d.next = 0.into();
+            self.rr_refused.d.next = 0.into();
+        }
+        self.advisor.res_dst_ip.next = self.flow_table.resp_entry.val().key.get_bits::<128>(24);
+        self.advisor.rem0_prefix.next = bit_cast::<128, 32>(self.peer_lanes[4].val())
+            | (bit_cast::<128, 32>(self.peer_lanes[5].val()) << 32)
+            | (bit_cast::<128, 32>(self.peer_lanes[6].val()) << 64)
+            | (bit_cast::<128, 32>(self.peer_lanes[7].val()) << 96);
+        self.advisor.rem0_len.next = self.csr.values[353].val().get_bits::<8>(8);
+        self.advisor.rem0_live.next = self.ra_rx.peer0_live.val();
+        self.advisor.rem0_mbps.next = self.ra_rx.peer0_mbps.val();
+        self.advisor.rem1_prefix.next = bit_cast::<128, 32>(self.peer_lanes[12].val())
+            | (bit_cast::<128, 32>(self.peer_lanes[13].val()) << 32)
+            | (bit_cast::<128, 32>(self.peer_lanes[14].val()) << 64)
+            | (bit_cast::<128, 32>(self.peer_lanes[15].val()) << 96);
+        self.advisor.rem1_len.next = self.csr.values[363].val().get_bits::<8>(8);
+        self.advisor.rem1_live.next = self.ra_rx.peer1_live.val();
+        self.advisor.rem1_mbps.next = self.ra_rx.peer1_mbps.val();
         // RA-01/RA-03: the flow-table answer of a RoCEv2 frame from dc_rx
         // (the Long-haul controller's decision clock).
         for i in 0..4 {
@@ -1858,7 +2112,8 @@ impl Logic for Gateway {
             | self.fcn.job_valid.val()
             | self.fcn_tr.job_valid.val()
             | self.proxy_tr.job_valid.val()
-            | self.advisor.job_valid.val();
+            | self.advisor.job_valid.val()
+            | self.rs_pend.q.val().any();
         self.lh.job_ready.next = self.builder.job_ready.val();
         self.fcn.job_ready.next = self.builder.job_ready.val() & !self.lh.job_valid.val();
         self.fcn_tr.job_ready.next =
@@ -1872,6 +2127,36 @@ impl Logic for Gateway {
             & !self.fcn.job_valid.val()
             & !self.fcn_tr.job_valid.val()
             & !self.proxy_tr.job_valid.val();
+        // RA-04: the remote advice to the peers, last of all.
+        self.rs_take.next = self.builder.job_ready.val()
+            & !self.lh.job_valid.val()
+            & !self.fcn.job_valid.val()
+            & !self.fcn_tr.job_valid.val()
+            & !self.proxy_tr.job_valid.val()
+            & !self.advisor.job_valid.val()
+            & self.rs_pend.q.val().any();
+        // RA_REMOTE_SENT counts messages as they leave.
+        if self.builder.w_sent.val() {
+            self.rs_count.d.next = self.rs_count.q.val() + 1;
+        }
+        if self.rs_take.val() {
+            if self.rs_peer1.val() {
+                self.rs_pend.d.next = 0.into();
+            } else {
+                self.rs_pend.d.next = self.rs_pend.q.val() & 2;
+            }
+        }
+        if (self.rs_wait.q.val() == 1) & self.ra_on.val() & self.csr.values[337].val().get_bit(0) {
+            self.rs_pend.d.next = self.rs_mask.val();
+            self.rs_rate.d.next = self.ra_law_dc.rate.val();
+        }
+        if self.reset.val() {
+            self.rs_wait.d.next = 0.into();
+            self.rs_pend.d.next = 0.into();
+        }
+        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+            self.rs_count.d.next = 0.into();
+        }
         self.fcn.gw_ipv6.next = self.gw_ipv6.val();
         self.fcn_rx.gw_ipv6.next = self.gw_ipv6.val();
         self.proxy_rx.gw_ipv4.next = self.gw_ipv4.val().get_bits::<32>(96);
@@ -1955,6 +2240,9 @@ impl Logic for Gateway {
             self.encap.tun_two_sids.next = self.csr.values[239].val().get_bit(2);
         }
         self.encap.tun_compat.next = self.csr.values[198].val().get_bit(5);
+        // RA-04: the remote advice goes to the same WAN next hop.
+        self.next_hop_mac.next = bit_cast::<48, 32>(self.tun_lanes[0].val())
+            | (bit_cast::<48, 32>(self.tun_lanes[1].val()) << 16);
         self.encap.tun_dst_mac.next = bit_cast::<48, 32>(self.tun_lanes[0].val())
             | (bit_cast::<48, 32>(self.tun_lanes[1].val()) << 16);
         self.encap.tun_src_mac.next = self.gw_mac.val();
@@ -2072,6 +2360,7 @@ impl Logic for Gateway {
         self.builder.job_timestamp.next = self.lh.job_timestamp.val();
         self.builder.job_flow_label.next = 0.into();
         self.builder.job_rate_advice.next = false;
+        self.builder.job_wan.next = false;
         self.builder.job_opcode.next = self.csr.values[302].val().get_bits::<8>(0);
         if !self.lh.job_valid.val() {
             self.builder.job_kind.next = 3.into();
@@ -2121,6 +2410,28 @@ impl Logic for Gateway {
                         self.builder.job_pkey.next = self.advisor.job_pkey.val();
                         self.builder.job_dqp.next = self.advisor.job_dqp.val();
                         self.builder.job_body.next = self.advisor.job_body.val();
+                        if !self.advisor.job_valid.val() {
+                            // RA-04: the data-centre port's advice to a
+                            // peer gateway, on wan_tx.
+                            self.builder.job_wan.next = true;
+                            self.builder.job_dst_mac.next = self.next_hop_mac.val();
+                            self.builder.job_dst_ip.next = self.rs_dst.val();
+                            self.builder.job_ipv6.next = self.rs_v6.val();
+                            self.builder.job_src_ip.next = self.gw_ipv4.val();
+                            if self.rs_v6.val() {
+                                self.builder.job_src_ip.next = self.gw_ipv6.val();
+                            }
+                            self.builder.job_pkey.next = 0xFFFF.into();
+                            self.builder.job_dqp.next = 0.into();
+                            self.builder.job_body.next =
+                                bit_cast::<96, 8>(self.rs_rate.q.val().get_bits::<8>(24))
+                                    | (bit_cast::<96, 8>(self.rs_rate.q.val().get_bits::<8>(16))
+                                        << 8)
+                                    | (bit_cast::<96, 8>(self.rs_rate.q.val().get_bits::<8>(8))
+                                        << 16)
+                                    | (bit_cast::<96, 8>(self.rs_rate.q.val().get_bits::<8>(0))
+                                        << 24);
+                        }
                     }
                 }
             }
@@ -2284,6 +2595,12 @@ impl Logic for Gateway {
         self.csr.status[312].next = self.advisor.held.val();
         self.csr.status[313].next = self.advisor.no_sqp.val();
         self.csr.status[314].next = self.advisor.queue_drops.val();
+        self.csr.status[340].next = self.ra_law_dc.rate.val();
+        self.csr.status[342].next = self.rs_count.q.val();
+        self.csr.status[343].next = self.rr_received.q.val();
+        self.csr.status[344].next = self.rr_refused.q.val();
+        self.csr.status[354].next = self.ra_rx.peer0_mbps.val();
+        self.csr.status[364].next = self.ra_rx.peer1_mbps.val();
         self.csr.status[147].next = self.tod.captured.val().get_bits::<32>(32);
         self.csr.status[148].next = self.tod.captured.val().get_bits::<32>(0);
     }

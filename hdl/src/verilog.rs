@@ -156,6 +156,9 @@ pub fn lint_waivers() -> String {
         "csr$values$*",
         "l4",
         "ipv4_flags_frag",
+        // RemoteAdviceReceiver's first beat from the IP header on (RA-04).
+        "ra_ip",
+        "ra_window",
         "ipv4_csum$checksum_matches",
         // Reserved bits 21..16 of the Long-haul action registers.
         "action",
@@ -231,10 +234,18 @@ pub fn lint_waivers() -> String {
     // the mux's `a.tready` (toward the first dc_tx mux) is likewise its
     // `m.tready` and its registered grant. The Rate Advice queue
     // (RateAdvisor) alike: its push reads its registered `full`, its pop the
-    // builder's `job_ready` and its registered `empty`.
+    // builder's `job_ready` and its registered `empty`. RA-04's wan_tx mux
+    // alike: the builder's `w.tvalid` and `job_ready` depend on its
+    // registers only, the mux's `b.tready` on its registered grant and
+    // wan_tx's `tready`; the wan_rx filter's `s.tready` reaches the
+    // receivers' taps and their claims its `drop` (as above).
     for signal in [
+        "builder$job_ready",
+        "wan_tx_mux$b$tready",
+        "wan_filter$s$tready",
         "fcn_rx$claim",
         "proxy_rx$claim",
+        "ra_rx$claim",
         "wan_filter$drop",
         "msg_fifo$pop",
         "msg_fifo$empty",

@@ -94,7 +94,7 @@
 //!   { prefix = "10.1.0.0/16", proxy = "192.0.2.9" },
 //! ]
 //!
-//! [rate_advice]                # RA-01..RA-03 SCONE Rate Advice, near-source (needs features = ["rate_advice"])
+//! [rate_advice]                # RA-01..RA-04 SCONE Rate Advice (needs features = ["rate_advice"])
 //! law = true                   # RCP's law every interval (default true); false: the advice is 8 C
 //! header_bit = false           # RA-01: frames with BTH byte 4 bit 4 set mark their sender capable
 //! capacity_gbps = 100          # C, the WAN port's capacity: round(gbps * 125) bytes/us, 1..=1048575
@@ -109,6 +109,14 @@
 //! policy = [                   # RA-02: caps of the senders a prefix covers (at most 2)
 //!   { prefix = "10.1.2.0/24", mbps = 20000 },
 //! ]
+//! dc_capacity_gbps = 100       # RA-04: C of the data-centre port (the egress law's; with rtt_us its own 1/(d C))
+//! remote_send = false          # RA-04 egress gateway: the data-centre port's advice to every peer after each
+//!                              # interval, on wan_tx to [tunnel] next_hop_mac, from [gateway] ipv4/ipv6
+//! remote_accept = false        # RA-04 source gateway: a live peer's advice caps flows toward the prefix behind it
+//! remote_timeout_us = 10000    # RA-04: a peer's advice lapses this long after its last message (0: never)
+//! [[rate_advice.peer]]         # RA-04: the peer gateways (at most 2; needed by remote_send and remote_accept)
+//! address = "198.51.100.2"     # the peer gateway's address (IPv4 or IPv6)
+//! prefix = "10.1.0.0/16"       # the data-centre prefix behind it (no host bits)
 //!
 //! [tunnel]                     # FCN-02/PE-01 ingress PE, PE-02/PE-06 egress PE (roles off if left out)
 //! ingress_pe = true            # encapsulate every frame from dc_rx toward the WAN (outer flow label = the flow's label)
@@ -165,7 +173,8 @@
 //! (entry by entry: `CONTROL` cleared, prefix, `CONTROL`;
 //! [`FormatTable::writes`]), the Fast CNP domain prefixes likewise,
 //! the Rate Advice settings, capable-sender prefixes, policy entries (each
-//! entry likewise, its cap before its `CONTROL`) and `RA_CONTROL`,
+//! entry likewise, its cap before its `CONTROL`), peer gateways (likewise,
+//! the address before the `CONTROL`), `RA_REMOTE_CONTROL` and `RA_CONTROL`,
 //! `PE_SHAPER_CONTROL` (the shaper switches on after its settings) and
 //! `TUNNEL_CONTROL` (the roles switch on after their tunnel), then the static
 //! flows (flow-table commands, [`crate::flows`]), then — with the timestamp
@@ -244,7 +253,7 @@ pub struct Config {
     /// The proxy for congestion notification (PX-02, PX-04).
     #[serde(default)]
     pub proxy: Option<ProxyConfig>,
-    /// SCONE Rate Advice (RA-01..RA-03).
+    /// SCONE Rate Advice (RA-01..RA-04).
     #[serde(default)]
     pub rate_advice: Option<RateAdviceConfig>,
     /// Raw register values by register name.
@@ -760,10 +769,11 @@ fn prefix_entry_writes(
     writes
 }
 
-/// The `[rate_advice]` table (RA-01..RA-03); every key optional, a key
+/// The `[rate_advice]` table (RA-01..RA-04); every key optional, a key
 /// left out takes its register's reset value (`rtt_us`: 10 ms, the `d` of
-/// the reset `T/d` and `1/(d C)`). The table writes every `RA_*` setting;
-/// `capable` and `policy` replace both entries of their list.
+/// the reset `T/d` and `1/(d C)`; `remote_send`, `remote_accept`: false).
+/// The table writes every `RA_*` setting; `capable`, `policy` and `peer`
+/// replace both entries of their list.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RateAdviceConfig {
@@ -790,6 +800,85 @@ pub struct RateAdviceConfig {
     pub capable: Option<Vec<String>>,
     /// RA-02: policy caps (at most 2).
     pub policy: Option<Vec<RatePolicyConfig>>,
+    /// RA-04: the data-centre port's C in Gb/s, as `capacity_gbps`.
+    pub dc_capacity_gbps: Option<toml::Value>,
+    /// RA-04: `RA_REMOTE_CONTROL.send` (false unless given true).
+    pub remote_send: Option<bool>,
+    /// RA-04: `RA_REMOTE_CONTROL.accept` (false unless given true).
+    pub remote_accept: Option<bool>,
+    /// RA-04: microseconds, 0 (never) ..= 2^32 - 1.
+    pub remote_timeout_us: Option<toml::Value>,
+    /// RA-04: `[[rate_advice.peer]]`, the peer gateways (at most 2).
+    pub peer: Option<Vec<RatePeerConfig>>,
+}
+
+/// One `[[rate_advice.peer]]` (RA-04): a peer gateway and the data-centre
+/// prefix behind it; both keys required.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RatePeerConfig {
+    /// IPv4 or IPv6 address of the peer gateway.
+    pub address: Option<String>,
+    /// The data-centre prefix behind the peer (no host bits).
+    pub prefix: Option<String>,
+}
+
+/// A capacity key in Gb/s (`capacity_gbps`, `dc_capacity_gbps`) as bytes
+/// per microsecond, `round(gbps * 125)` in 1..=[`rate_advice::CAPACITY_MAX`]
+/// (`register` names the register in messages).
+fn capacity_key(issues: &mut Issues, key: String, register: &str, v: &toml::Value) -> Option<u32> {
+    match number(v) {
+        Ok(gbps) if gbps > 0.0 && gbps.is_finite() => {
+            let bytes = (gbps * 125.0).round();
+            if (1.0..=f64::from(rate_advice::CAPACITY_MAX)).contains(&bytes) {
+                Some(bytes as u32)
+            } else {
+                issues.add(
+                    key,
+                    format!(
+                        "{gbps} Gb/s is {bytes} bytes per microsecond; \
+                         {register} holds 1..={} (0.008 to 8388.6 Gb/s)",
+                        rate_advice::CAPACITY_MAX
+                    ),
+                );
+                None
+            }
+        }
+        Ok(gbps) => {
+            issues.add(key, format!("{gbps} Gb/s: the capacity must be above 0"));
+            None
+        }
+        Err(m) => {
+            issues.add(key, m);
+            None
+        }
+    }
+}
+
+/// RA-04: a peer gateway's address: a unicast IPv4 or IPv6 address (an
+/// IPv4-mapped IPv6 one is given as IPv4).
+fn peer_address(text: &str) -> Result<IpAddr, String> {
+    let addr: IpAddr = text.trim().parse().map_err(|_| {
+        format!(
+            "{text:?} is not an IPv4 or IPv6 address such as \"198.51.100.2\" or \"2001:db8::2\""
+        )
+    })?;
+    let unicast = match addr {
+        IpAddr::V4(v4) => !(v4.is_unspecified() || v4.is_multicast() || v4.is_broadcast()),
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return Err(format!(
+                    "{v6} is IPv4-mapped: give it as the IPv4 address {v4}"
+                ));
+            }
+            !(v6.is_unspecified() || v6.is_multicast())
+        }
+    };
+    if unicast {
+        Ok(addr)
+    } else {
+        Err(format!("{addr}: a peer gateway has a unicast address"))
+    }
 }
 
 /// One entry of `[rate_advice] policy`: the senders in `prefix` are advised
@@ -811,30 +900,25 @@ impl RateAdviceConfig {
         let mut law = RateAdviceLaw {
             law: self.law != Some(false),
             header_bit: self.header_bit == Some(true),
+            remote_send: self.remote_send == Some(true),
+            remote_accept: self.remote_accept == Some(true),
             ..RateAdviceLaw::default()
         };
         if let Some(v) = &self.capacity_gbps {
-            match number(v) {
-                Ok(gbps) if gbps > 0.0 && gbps.is_finite() => {
-                    let bytes = (gbps * 125.0).round();
-                    if (1.0..=f64::from(rate_advice::CAPACITY_MAX)).contains(&bytes) {
-                        law.capacity = bytes as u32;
-                    } else {
-                        issues.add(
-                            k("capacity_gbps"),
-                            format!(
-                                "{gbps} Gb/s is {bytes} bytes per microsecond; \
-                                 RA_CAPACITY_BYTES_PER_US holds 1..={} (0.008 to 8388.6 Gb/s)",
-                                rate_advice::CAPACITY_MAX
-                            ),
-                        );
-                    }
-                }
-                Ok(gbps) => issues.add(
-                    k("capacity_gbps"),
-                    format!("{gbps} Gb/s: the capacity must be above 0"),
-                ),
-                Err(m) => issues.add(k("capacity_gbps"), m),
+            if let Some(bytes) =
+                capacity_key(issues, k("capacity_gbps"), "RA_CAPACITY_BYTES_PER_US", v)
+            {
+                law.capacity = bytes;
+            }
+        }
+        if let Some(v) = &self.dc_capacity_gbps {
+            if let Some(bytes) = capacity_key(
+                issues,
+                k("dc_capacity_gbps"),
+                "RA_DC_CAPACITY_BYTES_PER_US",
+                v,
+            ) {
+                law.dc_capacity = bytes;
             }
         }
         let u32_key = |issues: &mut Issues, name: &str, v: &Option<toml::Value>, min: u64| {
@@ -853,6 +937,9 @@ impl RateAdviceConfig {
         }
         if let Some(us) = u32_key(issues, "flow_spacing_us", &self.flow_spacing_us, 0) {
             law.flow_spacing_us = us;
+        }
+        if let Some(us) = u32_key(issues, "remote_timeout_us", &self.remote_timeout_us, 0) {
+            law.remote_timeout_us = us;
         }
         if let Some(v) = &self.opcode {
             if let Some(op) = int_field(issues, k("opcode"), v, 0, 0xFF) {
@@ -886,7 +973,9 @@ impl RateAdviceConfig {
 
     /// The table's writes in order: the parameters ([`RateAdviceLaw::writes`]),
     /// the capable-sender entries, the policy entries (each cap before its
-    /// entry turns valid; [`prefix_entry_writes`]), then `RA_CONTROL`.
+    /// entry turns valid; [`prefix_entry_writes`]), the peer gateways (each
+    /// address before its entry turns valid), then `RA_REMOTE_CONTROL` and
+    /// `RA_CONTROL`.
     fn writes(&self, clocks_per_us: u32, issues: &mut Issues) -> Vec<(u32, u32)> {
         let law = self.law(clocks_per_us, issues);
         let mut writes = law.map(|l| l.writes()).unwrap_or_default();
@@ -938,15 +1027,97 @@ impl RateAdviceConfig {
             None,
             issues,
         ));
+        writes.extend(self.peer_writes(issues));
         if let Some(law) = law {
+            writes.push((offset::RA_REMOTE_CONTROL, law.remote_control()));
             writes.push((offset::RA_CONTROL, law.control()));
         }
         writes
     }
 
-    /// At least one capable-sender prefix is given.
+    /// RA-04: the peer gateway entries `RA_PEER0`, `RA_PEER1` from `peer`
+    /// (the rest invalid), each written as a prefix entry
+    /// ([`prefix_entry_writes`]) with its address words before it turns
+    /// valid; `remote_send` and `remote_accept` need a peer.
+    fn peer_writes(&self, issues: &mut Issues) -> Vec<(u32, u32)> {
+        let peers = self.peer.as_deref().unwrap_or_default();
+        if peers.len() > rate_advice::ENTRIES {
+            issues.add(
+                "rate_advice.peer",
+                format!(
+                    "{} peers given; the gateway holds {} (RA_PEER0, RA_PEER1)",
+                    peers.len(),
+                    rate_advice::ENTRIES
+                ),
+            );
+        }
+        if peers.is_empty() {
+            for (name, on) in [
+                ("remote_send", self.remote_send),
+                ("remote_accept", self.remote_accept),
+            ] {
+                if on == Some(true) {
+                    issues.add(
+                        format!("rate_advice.{name}"),
+                        "remote mode works between peer gateways: give at least one \
+                         [[rate_advice.peer]] (address, prefix)",
+                    );
+                }
+            }
+        }
+        let mut entries = Vec::new();
+        for (i, p) in peers.iter().take(rate_advice::ENTRIES).enumerate() {
+            let key = format!("rate_advice.peer[{i}]");
+            let address = match &p.address {
+                Some(text) => peer_address(text)
+                    .map_err(|m| issues.add(format!("{key}.address"), m))
+                    .ok(),
+                None => {
+                    issues.add(
+                        format!("{key}.address"),
+                        "a peer needs its address: address = \"198.51.100.2\" (IPv4 or IPv6)",
+                    );
+                    None
+                }
+            };
+            let Some(prefix) = &p.prefix else {
+                issues.add(
+                    format!("{key}.prefix"),
+                    "a peer needs the data-centre prefix behind it: prefix = \"10.1.0.0/16\"",
+                );
+                continue;
+            };
+            let first = rate_advice::PEER_ADDR[i];
+            entries.push(PrefixEntry {
+                key: format!("{key}.prefix"),
+                text: prefix,
+                before_valid: address
+                    .map(|a| {
+                        rate_advice::address_words(a)
+                            .into_iter()
+                            .enumerate()
+                            .map(|(w, word)| (first + 4 * w as u32, word))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            });
+        }
+        prefix_entry_writes(
+            "rate_advice.peer",
+            &entries,
+            &rate_advice::PEER,
+            None,
+            issues,
+        )
+    }
+
+    /// Someone is sent Rate Advice: a capable-sender prefix is given, or
+    /// the header bit marks capable senders, or (RA-04) the peers are sent
+    /// the data-centre port's advice.
     fn has_capable(&self) -> bool {
-        self.header_bit == Some(true) || self.capable.as_ref().is_some_and(|c| !c.is_empty())
+        self.header_bit == Some(true)
+            || self.capable.as_ref().is_some_and(|c| !c.is_empty())
+            || self.remote_send == Some(true)
     }
 }
 
@@ -2448,7 +2619,7 @@ impl Config {
                 "rate_advice.capable",
                 "Rate Advice goes only to capable senders (RA-01): give at least one prefix in \
                  [rate_advice] capable (\"::/0\" makes every sender capable) or set \
-                 header_bit = true",
+                 header_bit = true (or, a WAN egress gateway, remote_send = true)",
             );
         }
         // The shaper switches on once its settings are written, the tunnel

@@ -12,8 +12,8 @@
 //!   [`meter`]: the queue meter (LH-02) and the EMR/QGR triggers;
 //!   [`adjust`]: dynamic adjustment of the thresholds from the gauges (LH-11);
 //!   [`shaper`]: the ingress PE's per-flow shaper and the flows it shapes (PE-05);
-//!   [`rate_advice`]: SCONE Rate Advice's law settings, prefix entries and
-//!   counters (RA-01..RA-03);
+//!   [`rate_advice`]: SCONE Rate Advice's law settings, prefix entries, peer
+//!   gateways and counters (RA-01..RA-04);
 //!   [`config`]: TOML settings validated into a write plan; [`units`]:
 //!   parsing of rates, durations and byte sizes.
 
@@ -47,7 +47,9 @@ pub use longhaul::{GatewayAddresses, SecondLevel, SecondLevelError};
 pub use mem::MemBus;
 pub use pci::{Bdf, PciBus, PciOpenError};
 pub use proxy_table::{ProxyRoute, ProxyTableError};
-pub use rate_advice::{RateAdviceCounters, RateAdviceLaw, RateAdviceState};
+pub use rate_advice::{
+    RateAdviceCounters, RateAdviceLaw, RateAdviceState, RatePeer, RatePeerState,
+};
 pub use shaper::{label_location, ShaperCounters, ShaperSlot, ShaperState};
 #[cfg(feature = "sim")]
 pub use sim::SimBus;

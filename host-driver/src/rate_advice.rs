@@ -1,4 +1,4 @@
-//! SCONE Rate Advice (RA-01..RA-03): the explicit-rate law's settings as
+//! SCONE Rate Advice (RA-01..RA-04): the explicit-rate law's settings as
 //! the host writes them (`RA_*`), and what the gateway reports.
 //!
 //! Every `RA_INTERVAL_US` the WAN port's advised rate `R` (Mb/s) follows
@@ -14,11 +14,22 @@
 //! (Q32), rounded to nearest exactly as `cngw_model::rate_advice::
 //! RcpParams::registers` computes them ([`law_registers`]). `d`, the
 //! senders' reaction time, is in no register of its own.
+//!
+//! Remote mode (RA-04): a WAN egress gateway (`RA_REMOTE_CONTROL.send`)
+//! runs a second copy of the law on its data-centre port (capacity
+//! `RA_DC_CAPACITY_BYTES_PER_US`, its own `1/(d C)` in `RA_DC_INV_DC_Q32`,
+//! the other parameters shared) and sends that port's advice
+//! (`RA_DC_PORT_RATE_MBPS`) to each valid peer gateway (`RA_PEERn`) after
+//! every interval, on wan_tx to `TUNNEL_NEXT_HOP_MAC`. A source gateway
+//! (`RA_REMOTE_CONTROL.accept`) keeps each valid peer's advice and caps
+//! with it the advice of flows whose destination lies in the prefix
+//! behind that peer, until `RA_REMOTE_TIMEOUT_US` after its last message.
 
 use crate::bus::RegisterBus;
 use crate::device::{Device, DeviceError};
 use crate::formats::Prefix;
-use cngw_regmap::{by_name, fcn_rx_dom_control, feature, offset, Register};
+use cngw_regmap::{by_name, fcn_rx_dom_control, feature, offset, ra_remote_control, Register};
+use std::net::{IpAddr, Ipv6Addr};
 use thiserror::Error;
 
 /// Largest `RA_CAPACITY_BYTES_PER_US` (the gateway uses bits 19..0).
@@ -29,8 +40,8 @@ pub const INTERVAL_MAX_US: u32 = (1 << 24) - 1;
 pub const MIN_INTERVAL_CLOCKS: u64 = 124;
 /// Largest gain in 1/256 (9 bits of `RA_GAINS_Q8` each).
 pub const GAIN_MAX_Q8: u32 = 511;
-/// Capable-sender prefixes (`RA_CAP0`, `RA_CAP1`) and policy entries
-/// (`RA_POLICY0`, `RA_POLICY1`).
+/// Capable-sender prefixes (`RA_CAP0`, `RA_CAP1`), policy entries
+/// (`RA_POLICY0`, `RA_POLICY1`) and peer gateways (`RA_PEER0`, `RA_PEER1`).
 pub const ENTRIES: usize = 2;
 /// Mb/s per byte per microsecond: the advice's ceiling is this times C.
 pub const MBPS_PER_BYTE_PER_US: u32 = 8;
@@ -94,6 +105,18 @@ pub struct RateAdviceLaw {
     pub flow_spacing_us: u32,
     /// BTH opcode of Rate Advice messages.
     pub opcode: u32,
+    /// RA-04: the data-centre port's C, bytes per microsecond (the egress
+    /// law's; written with its own `1/(d C)`).
+    pub dc_capacity: u32,
+    /// RA-04: `RA_REMOTE_CONTROL.send`: send the data-centre port's advice
+    /// to the peers (WAN egress gateway).
+    pub remote_send: bool,
+    /// RA-04: `RA_REMOTE_CONTROL.accept`: take the peers' advice (source
+    /// gateway).
+    pub remote_accept: bool,
+    /// RA-04: a peer's advice lapses this many microseconds after its last
+    /// message (0: never).
+    pub remote_timeout_us: u32,
 }
 
 fn reg(name: &str) -> &'static Register {
@@ -116,6 +139,10 @@ impl Default for RateAdviceLaw {
             min_mbps: reg("RA_MIN_MBPS").reset,
             flow_spacing_us: reg("RA_FLOW_SPACING_US").reset,
             opcode: reg("RA_OPCODE").reset,
+            dc_capacity: reg("RA_DC_CAPACITY_BYTES_PER_US").reset,
+            remote_send: false,
+            remote_accept: false,
+            remote_timeout_us: reg("RA_REMOTE_TIMEOUT_US").reset,
         }
     }
 }
@@ -156,6 +183,16 @@ pub enum RateAdviceError {
     MinMbps { min_mbps: u32, ceiling: u64 },
     #[error("{0} is outside 0..=255 (a BTH opcode)")]
     Opcode(u32),
+    #[error("{bytes_per_us} bytes per microsecond is outside 1..={CAPACITY_MAX} (RA_DC_CAPACITY_BYTES_PER_US has 20 bits: 0.008 to 8388.6 Gb/s)")]
+    DcCapacity { bytes_per_us: u64 },
+    #[error("rtt_us {rtt_us} x dc capacity {capacity} bytes/us is {product}: 1/(d C) rounds to 0 in the 2^-32 steps of RA_DC_INV_DC_Q32 and the data-centre port's advice would never move (d C must stay at most 2^33)")]
+    DcInvDcZero {
+        rtt_us: u32,
+        capacity: u32,
+        product: u64,
+    },
+    #[error("min_mbps {min_mbps} is above the data-centre port's ceiling 8 C = {ceiling} Mb/s: the advice sent to the peers stays within [min_mbps, 8 C] (C = dc capacity)")]
+    DcMinMbps { min_mbps: u32, ceiling: u64 },
 }
 
 impl RateAdviceLaw {
@@ -169,9 +206,22 @@ impl RateAdviceLaw {
         u64::from(self.capacity) * u64::from(MBPS_PER_BYTE_PER_US)
     }
 
+    /// RA-04: `1/(d C)` of the data-centre port (`RA_DC_INV_DC_Q32`),
+    /// computed as the WAN port's ([`law_registers`]).
+    pub fn dc_inv_dc_q32(&self) -> u32 {
+        law_registers(self.dc_capacity, self.rtt_us, self.interval_us).inv_dc_q32
+    }
+
+    /// RA-04: the data-centre port's ceiling, 8 C Mb/s.
+    pub fn dc_ceiling_mbps(&self) -> u64 {
+        u64::from(self.dc_capacity) * u64::from(MBPS_PER_BYTE_PER_US)
+    }
+
     /// Every setting that cannot work at `clocks_per_us`, with the
     /// configuration key it comes from (`capacity_gbps`, `interval_us`,
-    /// `rtt_us`, `alpha`, `beta`, `min_mbps`, `opcode`).
+    /// `rtt_us`, `alpha`, `beta`, `min_mbps`, `opcode`, `dc_capacity_gbps`).
+    /// The data-centre port's `1/(d C)` and ceiling are checked only with
+    /// `remote_send` (its advice is used only then).
     pub fn check(&self, clocks_per_us: u32) -> Vec<(&'static str, RateAdviceError)> {
         let mut problems = Vec::new();
         let capacity_ok = (1..=CAPACITY_MAX).contains(&self.capacity);
@@ -254,13 +304,44 @@ impl RateAdviceLaw {
         if self.opcode > 0xFF {
             problems.push(("opcode", RateAdviceError::Opcode(self.opcode)));
         }
+        let dc_capacity_ok = (1..=CAPACITY_MAX).contains(&self.dc_capacity);
+        if !dc_capacity_ok {
+            problems.push((
+                "dc_capacity_gbps",
+                RateAdviceError::DcCapacity {
+                    bytes_per_us: self.dc_capacity.into(),
+                },
+            ));
+        } else if self.remote_send && self.rtt_us != 0 {
+            if self.dc_inv_dc_q32() == 0 {
+                problems.push((
+                    "dc_capacity_gbps",
+                    RateAdviceError::DcInvDcZero {
+                        rtt_us: self.rtt_us,
+                        capacity: self.dc_capacity,
+                        product: u64::from(self.rtt_us) * u64::from(self.dc_capacity),
+                    },
+                ));
+            }
+            if u64::from(self.min_mbps) > self.dc_ceiling_mbps() {
+                problems.push((
+                    "min_mbps",
+                    RateAdviceError::DcMinMbps {
+                        min_mbps: self.min_mbps,
+                        ceiling: self.dc_ceiling_mbps(),
+                    },
+                ));
+            }
+        }
         problems
     }
 
     /// The parameter registers in offset order (`RA_OPCODE` ..
-    /// `RA_FLOW_SPACING_US`), without `RA_CONTROL` ([`RateAdviceLaw::control`]),
-    /// which goes after the prefix entries. Only meaningful once
-    /// [`RateAdviceLaw::check`] found nothing.
+    /// `RA_FLOW_SPACING_US`, then RA-04's `RA_DC_CAPACITY_BYTES_PER_US`,
+    /// `RA_DC_INV_DC_Q32` and `RA_REMOTE_TIMEOUT_US`), without `RA_CONTROL`
+    /// ([`RateAdviceLaw::control`]) and `RA_REMOTE_CONTROL`
+    /// ([`RateAdviceLaw::remote_control`]), which go after the prefix
+    /// entries. Only meaningful once [`RateAdviceLaw::check`] found nothing.
     pub fn writes(&self) -> Vec<(u32, u32)> {
         let ratios = self.law_registers();
         vec![
@@ -275,7 +356,22 @@ impl RateAdviceLaw {
             (offset::RA_INV_DC_Q32, ratios.inv_dc_q32),
             (offset::RA_MIN_MBPS, self.min_mbps),
             (offset::RA_FLOW_SPACING_US, self.flow_spacing_us),
+            (offset::RA_DC_CAPACITY_BYTES_PER_US, self.dc_capacity),
+            (offset::RA_DC_INV_DC_Q32, self.dc_inv_dc_q32()),
+            (offset::RA_REMOTE_TIMEOUT_US, self.remote_timeout_us),
         ]
+    }
+
+    /// `RA_REMOTE_CONTROL`.
+    pub fn remote_control(&self) -> u32 {
+        let mut c = 0;
+        if self.remote_send {
+            c |= ra_remote_control::SEND;
+        }
+        if self.remote_accept {
+            c |= ra_remote_control::ACCEPT;
+        }
+        c
     }
 
     /// `RA_CONTROL`.
@@ -342,6 +438,53 @@ pub const POLICY: [PrefixRegisters; ENTRIES] = [
 /// `RA_POLICY0_MBPS`, `RA_POLICY1_MBPS`.
 pub const POLICY_MBPS: [u32; ENTRIES] = [offset::RA_POLICY0_MBPS, offset::RA_POLICY1_MBPS];
 
+/// `RA_PEER0`, `RA_PEER1`: the peer gateways (RA-04): the prefix behind
+/// each and its control (valid, the prefix's length); each peer's address
+/// in [`PEER_ADDR`].
+pub const PEER: [PrefixRegisters; ENTRIES] = [
+    PrefixRegisters {
+        prefix: offset::RA_PEER0_PREFIX_0,
+        control: offset::RA_PEER0_CONTROL,
+    },
+    PrefixRegisters {
+        prefix: offset::RA_PEER1_PREFIX_0,
+        control: offset::RA_PEER1_CONTROL,
+    },
+];
+
+/// `RA_PEER0_ADDR_0`, `RA_PEER1_ADDR_0`: the first of each peer's four
+/// address words.
+pub const PEER_ADDR: [u32; ENTRIES] = [offset::RA_PEER0_ADDR_0, offset::RA_PEER1_ADDR_0];
+
+/// `RA_PEER0_MBPS`, `RA_PEER1_MBPS`.
+pub const PEER_MBPS: [u32; ENTRIES] = [offset::RA_PEER0_MBPS, offset::RA_PEER1_MBPS];
+
+/// An address as the gateway's four words hold it (16 bytes, IPv4 as
+/// `::ffff:a.b.c.d`, byte 0 in bits 31..24 of word 0).
+pub fn address_words(addr: IpAddr) -> [u32; 4] {
+    let o = match addr {
+        IpAddr::V4(v4) => v4.to_ipv6_mapped().octets(),
+        IpAddr::V6(v6) => v6.octets(),
+    };
+    std::array::from_fn(|w| {
+        u32::from_be_bytes([o[4 * w], o[4 * w + 1], o[4 * w + 2], o[4 * w + 3]])
+    })
+}
+
+/// The address four words hold ([`address_words`]); an IPv4-mapped one
+/// reads as IPv4.
+pub fn address_from_words(words: [u32; 4]) -> IpAddr {
+    let mut bytes = [0u8; 16];
+    for (w, word) in words.iter().enumerate() {
+        bytes[4 * w..4 * w + 4].copy_from_slice(&word.to_be_bytes());
+    }
+    let v6 = Ipv6Addr::from(bytes);
+    match v6.to_ipv4_mapped() {
+        Some(v4) => IpAddr::V4(v4),
+        None => IpAddr::V6(v6),
+    }
+}
+
 /// The Rate Advice counters (RA-03).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RateAdviceCounters {
@@ -353,6 +496,33 @@ pub struct RateAdviceCounters {
     pub no_sqp: u32,
     /// `RA_QUEUE_DROPS`: messages lost because the queue toward the builder was full.
     pub queue_drops: u32,
+    /// RA-04 `RA_REMOTE_SENT`: remote advice messages sent to the peers (wan_tx).
+    pub remote_sent: u32,
+    /// RA-04 `RA_REMOTE_RECEIVED`: remote advice messages accepted from a peer.
+    pub remote_received: u32,
+    /// RA-04 `RA_REMOTE_REFUSED`: frames to the gateway's address dropped
+    /// while accepting (not Rate Advice, or not from a valid peer).
+    pub remote_refused: u32,
+}
+
+/// A valid peer gateway entry (RA-04).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RatePeer {
+    /// The peer gateway's address (`RA_PEERn_ADDR_*`).
+    pub address: IpAddr,
+    /// The data-centre prefix behind it (`RA_PEERn_PREFIX_*`, the length
+    /// of `RA_PEERn_CONTROL`).
+    pub prefix: Prefix,
+}
+
+/// One peer gateway slot as the gateway reports it (RA-04).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RatePeerState {
+    /// The entry, when `RA_PEERn_CONTROL.valid`.
+    pub peer: Option<RatePeer>,
+    /// `RA_PEERn_MBPS`: the advice in force from the peer (0: none
+    /// received, or lapsed).
+    pub mbps: u32,
 }
 
 /// What the `RA_*` registers say.
@@ -381,6 +551,20 @@ pub struct RateAdviceState {
     pub capable: Vec<(usize, Prefix)>,
     /// The valid policy entries and their caps (Mb/s), by entry.
     pub policy: Vec<(usize, Prefix, u32)>,
+    /// RA-04 `RA_REMOTE_CONTROL.send`.
+    pub remote_send: bool,
+    /// RA-04 `RA_REMOTE_CONTROL.accept`.
+    pub remote_accept: bool,
+    /// RA-04 `RA_REMOTE_TIMEOUT_US` (0: a peer's advice never lapses).
+    pub remote_timeout_us: u32,
+    /// RA-04: the data-centre port's C, bytes per microsecond (bits 19..0).
+    pub dc_capacity: u32,
+    /// RA-04 `RA_DC_INV_DC_Q32`.
+    pub dc_inv_dc_q32: u32,
+    /// RA-04 `RA_DC_PORT_RATE_MBPS`: the data-centre port's advice now.
+    pub dc_port_rate_mbps: u32,
+    /// RA-04: both peer gateway slots, by entry.
+    pub peers: [RatePeerState; ENTRIES],
     pub counters: RateAdviceCounters,
 }
 
@@ -388,6 +572,11 @@ impl RateAdviceState {
     /// The advice's ceiling, 8 C Mb/s.
     pub fn ceiling_mbps(&self) -> u64 {
         u64::from(self.capacity) * u64::from(MBPS_PER_BYTE_PER_US)
+    }
+
+    /// RA-04: the data-centre port's ceiling, 8 C Mb/s.
+    pub fn dc_ceiling_mbps(&self) -> u64 {
+        u64::from(self.dc_capacity) * u64::from(MBPS_PER_BYTE_PER_US)
     }
 
     /// The reaction time `d` the ratios were computed for, `T / (T/d)` in
@@ -413,8 +602,27 @@ impl<B: RegisterBus> Device<B> {
         Ok(Some(Prefix::from_register_words(words, len)))
     }
 
-    /// The Rate Advice settings, prefix entries, the port's advice and the
-    /// counters (RA-01..RA-03). Reads only.
+    /// A peer gateway slot (RA-04): its entry when valid, and its advice.
+    fn peer_entry(&mut self, i: usize) -> Result<RatePeerState, DeviceError> {
+        let peer = match self.prefix_entry(PEER[i])? {
+            Some(prefix) => {
+                let mut words = [0u32; 4];
+                for (w, word) in words.iter_mut().enumerate() {
+                    *word = self.bus_mut().read32(PEER_ADDR[i] + 4 * w as u32)?;
+                }
+                Some(RatePeer {
+                    address: address_from_words(words),
+                    prefix,
+                })
+            }
+            None => None,
+        };
+        let mbps = self.bus_mut().read32(PEER_MBPS[i])?;
+        Ok(RatePeerState { peer, mbps })
+    }
+
+    /// The Rate Advice settings, prefix entries, the ports' advice, the
+    /// peer gateways and the counters (RA-01..RA-04). Reads only.
     pub fn rate_advice(&mut self) -> Result<RateAdviceState, DeviceError> {
         let read = |dev: &mut Self, name: &str| dev.read(reg(name));
         let features = self.features()?;
@@ -433,6 +641,8 @@ impl<B: RegisterBus> Device<B> {
                 policy.push((i, p, mbps));
             }
         }
+        let remote = read(self, "RA_REMOTE_CONTROL")?;
+        let peers = [self.peer_entry(0)?, self.peer_entry(1)?];
         Ok(RateAdviceState {
             enabled: features & feature::RATE_ADVICE != 0,
             law: control & law_bit() != 0,
@@ -449,11 +659,21 @@ impl<B: RegisterBus> Device<B> {
             port_rate_mbps: read(self, "RA_PORT_RATE_MBPS")?,
             capable,
             policy,
+            remote_send: remote & ra_remote_control::SEND != 0,
+            remote_accept: remote & ra_remote_control::ACCEPT != 0,
+            remote_timeout_us: read(self, "RA_REMOTE_TIMEOUT_US")?,
+            dc_capacity: read(self, "RA_DC_CAPACITY_BYTES_PER_US")? & CAPACITY_MAX,
+            dc_inv_dc_q32: read(self, "RA_DC_INV_DC_Q32")?,
+            dc_port_rate_mbps: read(self, "RA_DC_PORT_RATE_MBPS")?,
+            peers,
             counters: RateAdviceCounters {
                 sent: read(self, "RA_SENT")?,
                 held: read(self, "RA_HELD")?,
                 no_sqp: read(self, "RA_NO_SQP")?,
                 queue_drops: read(self, "RA_QUEUE_DROPS")?,
+                remote_sent: read(self, "RA_REMOTE_SENT")?,
+                remote_received: read(self, "RA_REMOTE_RECEIVED")?,
+                remote_refused: read(self, "RA_REMOTE_REFUSED")?,
             },
         })
     }

@@ -2007,6 +2007,9 @@ fn ra_02_config_law_registers() {
             (offset::RA_INV_DC_Q32, 34),
             (offset::RA_MIN_MBPS, 200),
             (offset::RA_FLOW_SPACING_US, 500),
+            (offset::RA_DC_CAPACITY_BYTES_PER_US, 12_500),
+            (offset::RA_DC_INV_DC_Q32, 34),
+            (offset::RA_REMOTE_TIMEOUT_US, 10_000),
             (offset::RA_CAP0_CONTROL, 0),
             (offset::RA_CAP0_PREFIX_0, 0),
             (offset::RA_CAP0_PREFIX_1, 0),
@@ -2027,6 +2030,9 @@ fn ra_02_config_law_registers() {
             (offset::RA_POLICY0_MBPS, 20_000),
             (offset::RA_POLICY0_CONTROL, VALID | 120 << LEN_SHIFT),
             (offset::RA_POLICY1_CONTROL, 0),
+            (offset::RA_PEER0_CONTROL, 0),
+            (offset::RA_PEER1_CONTROL, 0),
+            (offset::RA_REMOTE_CONTROL, 0),
             (offset::RA_CONTROL, 1),
         ]
     );
@@ -2074,6 +2080,12 @@ fn ra_02_config_law_registers() {
         (offset::RA_INV_DC_Q32, r.inv_dc_q32),
         (offset::RA_MIN_MBPS, p.min_mbps),
         (offset::RA_FLOW_SPACING_US, 1_000),
+        (offset::RA_DC_CAPACITY_BYTES_PER_US, p.capacity),
+        (offset::RA_DC_INV_DC_Q32, r.inv_dc_q32),
+        (offset::RA_REMOTE_TIMEOUT_US, 10_000),
+        (offset::RA_REMOTE_CONTROL, 0),
+        (offset::RA_PEER0_CONTROL, 0),
+        (offset::RA_PEER1_CONTROL, 0),
         (offset::RA_CAP0_CONTROL, VALID),
         (offset::RA_CONTROL, 1),
     ] {
@@ -2476,4 +2488,591 @@ header_bit = true
         .and_then(|c| apply_config(&mut device(), &c).map(|_| ()))
         .unwrap_err();
     assert!(err.to_string().contains("header_bit"), "{err}");
+}
+
+/// RA-04 remote mode: both peer gateways (IPv4 and IPv6), the data-centre
+/// port's capacity and 1/(d C), the timeout and both remote bits.
+const RATE_ADVICE_REMOTE: &str = r#"
+features = ["rate_advice"]
+[rate_advice]
+capacity_gbps = 100
+dc_capacity_gbps = 50
+interval_us = 1000
+rtt_us = 10000
+remote_send = true
+remote_accept = true
+remote_timeout_us = 2500
+capable = ["10.3.0.0/16"]
+[[rate_advice.peer]]
+address = "198.51.100.2"
+prefix = "10.1.0.0/16"
+[[rate_advice.peer]]
+address = "2001:db8::2"
+prefix = "2001:db8:200::/40"
+"#;
+
+/// RA-04: the remote keys as registers: the data-centre port's C and
+/// 1/(d C) and the timeout with the other parameters; each peer entry
+/// cleared, its prefix and address words (IPv4 as ::ffff:a.b.c.d), then
+/// valid with its length; RA_REMOTE_CONTROL after the entries, RA_CONTROL
+/// last. The driver reads it all back.
+#[test]
+fn ra_04_config_remote_registers() {
+    use cngw_driver::rate_advice::address_words;
+    use cngw_driver::{Prefix, RatePeer};
+    use cngw_regmap::fcn_rx_dom_control::{LEN_SHIFT, VALID};
+    use cngw_regmap::ra_remote_control::{ACCEPT, SEND};
+    let config = Config::parse(RATE_ADVICE_REMOTE).unwrap();
+    let mut dev = device();
+    let plan = apply_config(&mut dev, &config).unwrap();
+    let params = [
+        (offset::RA_FLOW_SPACING_US, 1_000),
+        (offset::RA_DC_CAPACITY_BYTES_PER_US, 6_250),
+        // round(2^32 / (10000 us x 6250 bytes/us)) = round(68.72)
+        (offset::RA_DC_INV_DC_Q32, 69),
+        (offset::RA_REMOTE_TIMEOUT_US, 2_500),
+        (offset::RA_CAP0_CONTROL, 0),
+    ];
+    assert!(
+        plan.writes.windows(params.len()).any(|w| w == params),
+        "{plan}"
+    );
+    let tail = [
+        (offset::RA_PEER0_CONTROL, 0),
+        (offset::RA_PEER0_PREFIX_0, 0),
+        (offset::RA_PEER0_PREFIX_1, 0),
+        (offset::RA_PEER0_PREFIX_2, 0xffff),
+        (offset::RA_PEER0_PREFIX_3, 0x0a01_0000),
+        (offset::RA_PEER0_ADDR_0, 0),
+        (offset::RA_PEER0_ADDR_1, 0),
+        (offset::RA_PEER0_ADDR_2, 0xffff),
+        (offset::RA_PEER0_ADDR_3, 0xc633_6402),
+        (offset::RA_PEER0_CONTROL, VALID | 112 << LEN_SHIFT),
+        (offset::RA_PEER1_CONTROL, 0),
+        (offset::RA_PEER1_PREFIX_0, 0x2001_0db8),
+        (offset::RA_PEER1_PREFIX_1, 0x0200_0000),
+        (offset::RA_PEER1_PREFIX_2, 0),
+        (offset::RA_PEER1_PREFIX_3, 0),
+        (offset::RA_PEER1_ADDR_0, 0x2001_0db8),
+        (offset::RA_PEER1_ADDR_1, 0),
+        (offset::RA_PEER1_ADDR_2, 0),
+        (offset::RA_PEER1_ADDR_3, 2),
+        (offset::RA_PEER1_CONTROL, VALID | 40 << LEN_SHIFT),
+        (offset::RA_REMOTE_CONTROL, SEND | ACCEPT),
+        (offset::RA_CONTROL, 1),
+    ];
+    assert!(plan.writes.ends_with(&tail), "{plan}");
+    assert_eq!(plan.features, Some(feature::RATE_ADVICE));
+    assert_eq!(dev.bus().write_log(), plan.bus_writes().as_slice());
+    assert_eq!(SEND | ACCEPT, 3);
+    assert_eq!(
+        address_words("198.51.100.2".parse().unwrap()),
+        [0, 0, 0xffff, 0xc633_6402]
+    );
+    // What the driver reads back.
+    let s = dev.rate_advice().unwrap();
+    assert!(s.remote_send && s.remote_accept);
+    assert_eq!(
+        (s.remote_timeout_us, s.dc_capacity, s.dc_inv_dc_q32),
+        (2_500, 6_250, 69)
+    );
+    assert_eq!(s.dc_ceiling_mbps(), 50_000);
+    assert_eq!(
+        s.peers[0].peer,
+        Some(RatePeer {
+            address: "198.51.100.2".parse().unwrap(),
+            prefix: Prefix::parse("10.1.0.0/16").unwrap(),
+        })
+    );
+    assert_eq!(
+        s.peers[1].peer,
+        Some(RatePeer {
+            address: "2001:db8::2".parse().unwrap(),
+            prefix: Prefix::parse("2001:db8:200::/40").unwrap(),
+        })
+    );
+    // The advice in force and the counters are the gateway's (RO).
+    dev.bus_mut().poke(offset::RA_PEER0_MBPS, 25_000);
+    dev.bus_mut().poke(offset::RA_DC_PORT_RATE_MBPS, 31_000);
+    dev.bus_mut().poke(offset::RA_REMOTE_SENT, 7);
+    dev.bus_mut().poke(offset::RA_REMOTE_RECEIVED, 5);
+    dev.bus_mut().poke(offset::RA_REMOTE_REFUSED, 3);
+    let s = dev.rate_advice().unwrap();
+    assert_eq!((s.peers[0].mbps, s.peers[1].mbps), (25_000, 0));
+    assert_eq!(s.dc_port_rate_mbps, 31_000);
+    let c = s.counters;
+    assert_eq!(
+        (c.remote_sent, c.remote_received, c.remote_refused),
+        (7, 5, 3)
+    );
+}
+
+/// RA-04: peers not listed are written invalid, so a re-applied
+/// configuration leaves no stale peer; a peer that changes is invalid
+/// while its words change; without remote keys remote mode is off.
+#[test]
+fn ra_04_config_clears_stale_peers() {
+    use cngw_regmap::fcn_rx_dom_control::{LEN_SHIFT, VALID};
+    let mut dev = device();
+    apply_config(&mut dev, &Config::parse(RATE_ADVICE_REMOTE).unwrap()).unwrap();
+    assert_eq!(
+        dev.bus().peek(offset::RA_PEER1_CONTROL),
+        Some(VALID | 40 << LEN_SHIFT)
+    );
+    dev.bus_mut().clear_log();
+    // One peer now, another address: peer 1 cleared, peer 0 rewritten.
+    let one = RATE_ADVICE_REMOTE
+        .split("[[rate_advice.peer]]\naddress = \"2001:db8::2\"")
+        .next()
+        .unwrap()
+        .replace("198.51.100.2", "198.51.100.9");
+    apply_config(&mut dev, &Config::parse(&one).unwrap()).unwrap();
+    let bus = dev.bus();
+    assert_eq!(bus.peek(offset::RA_PEER1_CONTROL), Some(0));
+    assert_eq!(
+        bus.peek(offset::RA_PEER0_CONTROL),
+        Some(VALID | 112 << LEN_SHIFT)
+    );
+    assert_eq!(bus.peek(offset::RA_PEER0_ADDR_3), Some(0xc633_6409));
+    let log = bus.write_log();
+    let first = |w: (u32, u32)| log.iter().position(|&x| x == w).unwrap();
+    let last = |w: (u32, u32)| log.iter().rposition(|&x| x == w).unwrap();
+    // Peer 0 turns invalid before its address changes and valid after.
+    assert!(first((offset::RA_PEER0_CONTROL, 0)) < first((offset::RA_PEER0_ADDR_3, 0xc633_6409)));
+    assert!(
+        first((offset::RA_PEER0_ADDR_3, 0xc633_6409))
+            < last((offset::RA_PEER0_CONTROL, VALID | 112 << LEN_SHIFT))
+    );
+    // Remote mode switches on only after both peers are written.
+    assert!(last((offset::RA_PEER1_CONTROL, 0)) < first((offset::RA_REMOTE_CONTROL, 3)));
+
+    // No peer and no remote key: both invalid, remote mode off, the
+    // timeout and the data-centre port back at their reset values.
+    apply_config(
+        &mut dev,
+        &Config::parse("[rate_advice]\ncapable = [\"10.3.0.0/16\"]").unwrap(),
+    )
+    .unwrap();
+    for (off, want) in [
+        (offset::RA_PEER0_CONTROL, 0),
+        (offset::RA_PEER1_CONTROL, 0),
+        (offset::RA_REMOTE_CONTROL, 0),
+        (offset::RA_REMOTE_TIMEOUT_US, 10_000),
+        (offset::RA_DC_CAPACITY_BYTES_PER_US, 12_500),
+        (offset::RA_DC_INV_DC_Q32, 34),
+    ] {
+        let reg = cngw_regmap::by_offset(off).unwrap();
+        assert_eq!(dev.bus().peek(off), Some(want), "{}", reg.name);
+    }
+    let s = dev.rate_advice().unwrap();
+    assert_eq!(s.peers, [Default::default(); 2]);
+    assert!(!s.remote_send && !s.remote_accept);
+}
+
+/// RA-04: RA_DC_INV_DC_Q32 is computed exactly as RA_INV_DC_Q32 (and the
+/// model's `RcpParams::registers()`), from the data-centre capacity and
+/// the shared rtt_us; the capacity rounds as capacity_gbps does.
+#[test]
+fn ra_04_config_dc_ratio_rounds_like_the_wan() {
+    use cngw_driver::rate_advice::law_registers;
+    use cngw_model::rate_advice::RcpParams;
+    // (capacity bytes/us, d us, T us)
+    let sets = [
+        (12_500, 10_000, 1_000),
+        (12_500, 100, 10),
+        (50_000, 2_500, 250),
+        (1_250, 30_000, 3_000),
+        (1_048_575, 8_000, 7),
+        (1, 1, 1),
+        (3_125, 777, 333),
+        (125_000, 65_000, 65_000),
+        (12_345, 123_457, 1),
+    ];
+    for (capacity, rtt_us, interval_us) in sets {
+        let model = RcpParams {
+            capacity,
+            rtt_us,
+            interval_us,
+            ..RcpParams::default()
+        }
+        .registers();
+        let gbps = capacity as f64 / 125.0;
+        // The same capacity on both ports: the same ratio, written twice.
+        let text = format!(
+            "[rate_advice]\ncapacity_gbps = {gbps:?}\ndc_capacity_gbps = {gbps:?}\n\
+             rtt_us = {rtt_us}\ninterval_us = {interval_us}\nmin_mbps = 1\n\
+             [gateway]\nclocks_per_us = 322\n"
+        );
+        let plan = Config::parse(&text)
+            .unwrap()
+            .plan_with(1, |_| unreachable!("no port"))
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        let at = |off: u32| plan.writes.iter().find(|w| w.0 == off).map(|w| w.1);
+        assert_eq!(
+            at(offset::RA_DC_CAPACITY_BYTES_PER_US),
+            Some(capacity),
+            "{text}"
+        );
+        assert_eq!(
+            at(offset::RA_DC_INV_DC_Q32),
+            Some(model.inv_dc_q32),
+            "{text}"
+        );
+        assert_eq!(
+            at(offset::RA_DC_INV_DC_Q32),
+            at(offset::RA_INV_DC_Q32),
+            "{text}"
+        );
+        // A data-centre port at a quarter of the WAN's (at least 1 byte/us):
+        // its own C, the shared d.
+        let dc = (capacity / 4).max(1);
+        let text = format!(
+            "[rate_advice]\ncapacity_gbps = {gbps:?}\ndc_capacity_gbps = {:?}\n\
+             rtt_us = {rtt_us}\ninterval_us = {interval_us}\nmin_mbps = 1\n",
+            dc as f64 / 125.0
+        );
+        let plan = Config::parse(&text)
+            .unwrap()
+            .plan_with(1, |_| unreachable!("no port"))
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        let at = |off: u32| plan.writes.iter().find(|w| w.0 == off).map(|w| w.1);
+        let want = RcpParams {
+            capacity: dc,
+            rtt_us,
+            interval_us,
+            ..RcpParams::default()
+        }
+        .registers()
+        .inv_dc_q32;
+        assert_eq!(law_registers(dc, rtt_us, interval_us).inv_dc_q32, want);
+        assert_eq!(at(offset::RA_DC_CAPACITY_BYTES_PER_US), Some(dc), "{text}");
+        assert_eq!(at(offset::RA_DC_INV_DC_Q32), Some(want), "{text}");
+    }
+    // rtt_us alone moves both ratios; the data-centre capacity keeps its
+    // reset value (12500 bytes/us).
+    let plan = Config::parse("[rate_advice]\nrtt_us = 20000")
+        .unwrap()
+        .plan_with(1, |_| unreachable!())
+        .unwrap();
+    let want = law_registers(12_500, 20_000, 1_000).inv_dc_q32;
+    assert_eq!(want, 17);
+    for w in [
+        (offset::RA_DC_CAPACITY_BYTES_PER_US, 12_500),
+        (offset::RA_DC_INV_DC_Q32, want),
+        (offset::RA_INV_DC_Q32, want),
+    ] {
+        assert!(plan.writes.contains(&w), "{w:?}: {plan}");
+    }
+}
+
+/// RA-04: bad remote settings are refused before any write, each at its key.
+#[test]
+fn ra_04_config_rejects_bad_remote_values() {
+    let peer = "[[rate_advice.peer]]\naddress = \"198.51.100.2\"\nprefix = \"10.1.0.0/16\"\n";
+    let with_peer = |address: &str, prefix: &str| {
+        format!("[[rate_advice.peer]]\naddress = \"{address}\"\nprefix = \"{prefix}\"\n")
+    };
+    let three = format!(
+        "[rate_advice]\n{}{}{}",
+        with_peer("198.51.100.2", "10.1.0.0/16"),
+        with_peer("198.51.100.3", "10.2.0.0/16"),
+        with_peer("198.51.100.4", "10.3.0.0/16")
+    );
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            "[rate_advice]\ndc_capacity_gbps = 0".into(),
+            "rate_advice.dc_capacity_gbps",
+            "0 Gb/s: the capacity must be above 0",
+        ),
+        (
+            "[rate_advice]\ndc_capacity_gbps = -50".into(),
+            "rate_advice.dc_capacity_gbps",
+            "above 0",
+        ),
+        (
+            "[rate_advice]\ndc_capacity_gbps = 10000".into(),
+            "rate_advice.dc_capacity_gbps",
+            "1250000 bytes per microsecond; RA_DC_CAPACITY_BYTES_PER_US holds 1..=1048575",
+        ),
+        (
+            "[rate_advice]\ndc_capacity_gbps = 0.001".into(),
+            "rate_advice.dc_capacity_gbps",
+            "0 bytes per microsecond",
+        ),
+        (
+            "[rate_advice]\ndc_capacity_gbps = \"50G\"".into(),
+            "rate_advice.dc_capacity_gbps",
+            "expected a number",
+        ),
+        (
+            format!(
+                "[rate_advice]\nremote_send = true\ncapacity_gbps = 1\nrtt_us = 1000000\n\
+                 dc_capacity_gbps = 1000\n{peer}"
+            ),
+            "rate_advice.dc_capacity_gbps",
+            "1/(d C) rounds to 0 in the 2^-32 steps of RA_DC_INV_DC_Q32",
+        ),
+        (
+            format!(
+                "[rate_advice]\nremote_send = true\ndc_capacity_gbps = 1\nmin_mbps = 2000\n{peer}"
+            ),
+            "rate_advice.min_mbps",
+            "min_mbps 2000 is above the data-centre port's ceiling 8 C = 1000 Mb/s",
+        ),
+        (
+            "[rate_advice]\nremote_timeout_us = -1".into(),
+            "rate_advice.remote_timeout_us",
+            "outside 0..=4294967295",
+        ),
+        (
+            "[rate_advice]\nremote_timeout_us = 4294967296".into(),
+            "rate_advice.remote_timeout_us",
+            "outside 0..=4294967295",
+        ),
+        (
+            "[rate_advice]\nremote_timeout_us = \"10ms\"".into(),
+            "rate_advice.remote_timeout_us",
+            "expected an integer",
+        ),
+        (
+            "[rate_advice]\nremote_send = true".into(),
+            "rate_advice.remote_send",
+            "give at least one [[rate_advice.peer]]",
+        ),
+        (
+            "[rate_advice]\nremote_accept = true\npeer = []".into(),
+            "rate_advice.remote_accept",
+            "give at least one [[rate_advice.peer]]",
+        ),
+        (
+            three,
+            "rate_advice.peer",
+            "3 peers given; the gateway holds 2",
+        ),
+        (
+            format!("[rate_advice]\n{}", with_peer("gw-2", "10.1.0.0/16")),
+            "rate_advice.peer[0].address",
+            "\"gw-2\" is not an IPv4 or IPv6 address",
+        ),
+        (
+            format!(
+                "[rate_advice]\n{}",
+                with_peer("198.51.100.2/32", "10.1.0.0/16")
+            ),
+            "rate_advice.peer[0].address",
+            "is not an IPv4 or IPv6 address",
+        ),
+        (
+            format!(
+                "[rate_advice]\n{peer}{}",
+                with_peer("224.0.0.1", "10.2.0.0/16")
+            ),
+            "rate_advice.peer[1].address",
+            "224.0.0.1: a peer gateway has a unicast address",
+        ),
+        (
+            format!(
+                "[rate_advice]\n{}",
+                with_peer("255.255.255.255", "10.1.0.0/16")
+            ),
+            "rate_advice.peer[0].address",
+            "unicast",
+        ),
+        (
+            format!("[rate_advice]\n{}", with_peer("::", "10.1.0.0/16")),
+            "rate_advice.peer[0].address",
+            "unicast",
+        ),
+        (
+            format!("[rate_advice]\n{}", with_peer("ff02::1", "10.1.0.0/16")),
+            "rate_advice.peer[0].address",
+            "unicast",
+        ),
+        (
+            format!(
+                "[rate_advice]\n{}",
+                with_peer("::ffff:198.51.100.2", "10.1.0.0/16")
+            ),
+            "rate_advice.peer[0].address",
+            "give it as the IPv4 address 198.51.100.2",
+        ),
+        (
+            "[rate_advice]\n[[rate_advice.peer]]\nprefix = \"10.1.0.0/16\"".into(),
+            "rate_advice.peer[0].address",
+            "a peer needs its address",
+        ),
+        (
+            "[rate_advice]\n[[rate_advice.peer]]\naddress = \"198.51.100.2\"".into(),
+            "rate_advice.peer[0].prefix",
+            "a peer needs the data-centre prefix behind it",
+        ),
+        (
+            format!(
+                "[rate_advice]\n{}",
+                with_peer("198.51.100.2", "10.1.0.1/16")
+            ),
+            "rate_advice.peer[0].prefix",
+            "10.1.0.1/16 has host bits set: the prefix is 10.1.0.0/16",
+        ),
+        (
+            format!(
+                "[rate_advice]\n{peer}{}",
+                with_peer("2001:db8::2", "2001:db8:200::1/40")
+            ),
+            "rate_advice.peer[1].prefix",
+            "host bits",
+        ),
+        (
+            format!(
+                "[rate_advice]\n{}",
+                with_peer("198.51.100.2", "10.1.0.0/33")
+            ),
+            "rate_advice.peer[0].prefix",
+            "at most 32",
+        ),
+        (
+            format!("[rate_advice]\n{}", with_peer("198.51.100.2", "dc-2")),
+            "rate_advice.peer[0].prefix",
+            "not a prefix",
+        ),
+        (
+            format!(
+                "[rate_advice]\n{}",
+                with_peer("198.51.100.2", "::ffff:10.0.0.0/104")
+            ),
+            "rate_advice.peer[0].prefix",
+            "give it as the IPv4 prefix 10.0.0.0/8",
+        ),
+        (
+            format!("[rate_advice]\nremote_send = true\n{peer}[registers]\nRA_REMOTE_CONTROL = 1"),
+            "rate_advice",
+            "sets RA_REMOTE_CONTROL, which registers.RA_REMOTE_CONTROL also sets",
+        ),
+        (
+            format!("[rate_advice]\n{peer}[registers]\nRA_PEER0_ADDR_3 = 1"),
+            "rate_advice",
+            "sets RA_PEER0_ADDR_3, which registers.RA_PEER0_ADDR_3 also sets",
+        ),
+    ];
+    for (text, key, message) in &cases {
+        let err = rejected(text);
+        let found = issues(&err);
+        assert!(
+            found
+                .iter()
+                .any(|i| i.starts_with(&format!("{key}: ")) && i.contains(message)),
+            "{text:?} should be rejected at {key} with {message:?}: {found:#?}"
+        );
+    }
+    // Keys the table and a peer do not know; wrong types.
+    for (text, message) in [
+        (
+            "[rate_advice]\n[[rate_advice.peer]]\naddr = \"198.51.100.2\"\nprefix = \"10.1.0.0/16\"",
+            "unknown field `addr`",
+        ),
+        ("[rate_advice]\nremote_send = 1", "invalid type"),
+        ("[rate_advice]\nremote_accept = \"yes\"", "invalid type"),
+        ("[rate_advice]\npeers = []", "unknown field `peers`"),
+    ] {
+        let err = rejected(text);
+        assert!(matches!(err, ConfigError::Parse { .. }), "{text}: {err}");
+        assert!(err.to_string().contains(message), "{text}: {err}");
+    }
+    // The data-centre port's ratio and floor matter only with remote_send:
+    // without it the same settings are accepted.
+    for text in [
+        "[rate_advice]\ncapacity_gbps = 1\nrtt_us = 1000000\ndc_capacity_gbps = 1000",
+        "[rate_advice]\ndc_capacity_gbps = 1\nmin_mbps = 2000",
+    ] {
+        let config = Config::parse(text).unwrap();
+        apply_config(&mut device(), &config).unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+}
+
+/// RA-04: remote_send is enough for the feature without a capable prefix
+/// (the peers are sent advice); remote_accept is not (its cap only reaches
+/// capable senders).
+#[test]
+fn ra_04_config_remote_send_needs_no_capable_sender() {
+    let peer = "[[rate_advice.peer]]\naddress = \"198.51.100.2\"\nprefix = \"10.1.0.0/16\"\n";
+    let config = Config::parse(&format!(
+        "features = [\"rate_advice\"]\n[rate_advice]\nremote_send = true\n{peer}"
+    ))
+    .unwrap();
+    let plan = apply_config(&mut device(), &config).unwrap();
+    assert_eq!(plan.features, Some(feature::RATE_ADVICE));
+    let err = rejected(&format!(
+        "features = [\"rate_advice\"]\n[rate_advice]\nremote_accept = true\n{peer}"
+    ));
+    assert!(
+        issues(&err)
+            .iter()
+            .any(|i| i.starts_with("rate_advice.capable: Rate Advice goes only to capable senders")),
+        "{err}"
+    );
+}
+
+/// RA-04: the example pair of examples/rate-advice/ parses and applies:
+/// each gateway the other's peer, the egress one sending (to the WAN next
+/// hop [tunnel] next_hop_mac), the source one accepting.
+#[test]
+fn ra_04_remote_examples_apply() {
+    use cngw_regmap::fcn_rx_dom_control::{LEN_SHIFT, VALID};
+    use cngw_regmap::ra_remote_control::{ACCEPT, SEND};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/rate-advice");
+    // (file, its own address, the peer's address, the prefix behind the
+    // peer, RA_REMOTE_CONTROL)
+    for (file, own, peer, prefix, control) in [
+        (
+            "remote-egress.toml",
+            0xc633_6401,
+            0xc633_6402,
+            0x0a01_0000,
+            SEND,
+        ),
+        (
+            "remote-source.toml",
+            0xc633_6402,
+            0xc633_6401,
+            0x0a02_0000,
+            ACCEPT,
+        ),
+    ] {
+        let config = Config::load(&dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let mut dev = device();
+        let plan = apply_config(&mut dev, &config).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(plan.warnings.is_empty(), "{file}: {:?}", plan.warnings);
+        assert_eq!(plan.features, Some(feature::RATE_ADVICE), "{file}");
+        let bus = dev.bus();
+        for (off, want) in [
+            (offset::RA_REMOTE_CONTROL, control),
+            (offset::RA_CONTROL, 1),
+            (offset::RA_PEER0_ADDR_2, 0xffff),
+            (offset::RA_PEER0_ADDR_3, peer),
+            (offset::RA_PEER0_PREFIX_2, 0xffff),
+            (offset::RA_PEER0_PREFIX_3, prefix),
+            (offset::RA_PEER0_CONTROL, VALID | 112 << LEN_SHIFT),
+            (offset::RA_PEER1_CONTROL, 0),
+            (offset::GW_IPV4, own),
+            (offset::FEATURE_ENABLE, feature::RATE_ADVICE),
+        ] {
+            let reg = cngw_regmap::by_offset(off).unwrap();
+            assert_eq!(bus.peek(off), Some(want), "{file}: {}", reg.name);
+        }
+        if control == SEND {
+            // The messages go to the WAN next hop; the egress law's C.
+            assert_eq!(bus.peek(offset::TUNNEL_NEXT_HOP_MAC_HI), Some(0x0200));
+            assert_eq!(bus.peek(offset::TUNNEL_NEXT_HOP_MAC_LO), Some(0x0000_0e01));
+            assert_eq!(bus.peek(offset::RA_DC_CAPACITY_BYTES_PER_US), Some(6_250));
+            assert_eq!(bus.peek(offset::RA_DC_INV_DC_Q32), Some(69));
+            assert_eq!(bus.peek(offset::RA_CAP0_CONTROL), Some(0));
+        } else {
+            assert_eq!(bus.peek(offset::RA_REMOTE_TIMEOUT_US), Some(10_000));
+            assert_eq!(
+                bus.peek(offset::RA_CAP0_CONTROL),
+                Some(VALID | 112 << LEN_SHIFT)
+            );
+            assert_eq!(bus.peek(offset::RA_CAP0_PREFIX_3), Some(0x0a01_0000));
+        }
+    }
 }

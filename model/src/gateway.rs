@@ -99,6 +99,17 @@ pub struct GatewayModel {
     ra_law: crate::rate_advice::PortLaw,
     ra_flows: BTreeMap<FlowKey, (u32, u32)>,
     ra_pending: Vec<Notification>,
+    /// RA-04 egress role: the data-centre port's law, the RoCEv2 bytes
+    /// from wan_rx by header clock and the `qd_dc_*` depths (both since
+    /// reset: (first clock, value)).
+    ra_law_dc: crate::rate_advice::PortLaw,
+    ra_dc_bytes: Vec<(u64, u32)>,
+    ra_dc_depths: Vec<(u64, u32)>,
+    /// RA-04 source role: each peer's accepted advice (first absolute
+    /// clock it applies in, Mb/s, the microsecond it came).
+    ra_peers: [Vec<(u64, u32, u32)>; 2],
+    /// The first absolute clock remote advice may be taken in.
+    ra_send_from: u64,
 }
 
 /// A flow's byte counts per observation window, as its flow-table entry
@@ -244,10 +255,19 @@ impl GatewayModel {
             ra_law: Default::default(),
             ra_flows: BTreeMap::new(),
             ra_pending: Vec::new(),
+            ra_law_dc: crate::rate_advice::PortLaw::keeping_sends(),
+            ra_dc_bytes: Vec::new(),
+            ra_dc_depths: Vec::new(),
+            ra_peers: [Vec::new(), Vec::new()],
+            ra_send_from: 0,
         }
     }
 
     /// Value of a register as a CSR read returns it (`None`: unmapped).
+    pub fn registers(&self) -> &dyn crate::longhaul::Registers {
+        self.registers.view()
+    }
+
     pub fn read_register(&self, offset: u32) -> Option<u32> {
         self.registers.get(&offset).copied()
     }
@@ -648,6 +668,10 @@ impl GatewayModel {
         self.windows.clear();
         self.ra_law = Default::default();
         self.ra_flows.clear();
+        self.ra_law_dc = crate::rate_advice::PortLaw::keeping_sends();
+        self.ra_dc_bytes.clear();
+        self.ra_dc_depths.clear();
+        self.ra_peers = [Vec::new(), Vec::new()];
         self.depth_steps.clear();
         self.pe_average = Default::default();
     }
@@ -757,12 +781,132 @@ impl GatewayModel {
         )
     }
 
+    /// RA-04: the `qd_dc_*` telemetry input reported `bytes` in absolute
+    /// clock `clock` (the egress law sees it from the next clock).
+    pub fn set_dc_queue_depth_at(&mut self, bytes: u32, clock: u64) {
+        let k = clock.saturating_sub(self.lh.reset_clock());
+        self.ra_dc_depths.push((k + 1, bytes));
+    }
+
+    /// RA-04: the data-centre port's advice (Mb/s) in absolute clock
+    /// `clock` (`RA_DC_PORT_RATE_MBPS`); a later clock than any asked before.
+    pub fn rate_advice_dc_rate_at(&mut self, clock: u64) -> u32 {
+        let k = clock.saturating_sub(self.lh.reset_clock());
+        let l = crate::rate_advice::law_registers_dc(self.registers.view());
+        let (bytes, depths) = (&self.ra_dc_bytes, &self.ra_dc_depths);
+        self.ra_law_dc.rate_at_with(
+            k,
+            self.registers.view(),
+            l,
+            |lo, hi| {
+                let a = bytes.partition_point(|b| b.0 < lo);
+                let b = bytes.partition_point(|b| b.0 < hi);
+                bytes[a..b].iter().map(|b| b.1 as u64).sum()
+            },
+            |e| {
+                let n = depths.partition_point(|d| d.0 <= e);
+                if n == 0 {
+                    0
+                } else {
+                    depths[n - 1].1
+                }
+            },
+        )
+    }
+
+    /// RA-04 egress role: the Rate Advice messages to the peers (wan_tx)
+    /// whose interval's advice was taken up to absolute clock `clock`, in
+    /// order (one per valid peer, peer 0 first), with the registers as
+    /// they are now; counted as sent. Asked with clocks that do not go
+    /// back.
+    pub fn take_remote_advice_until(&mut self, clock: u64) -> Vec<Notification> {
+        use crate::longhaul::{gw_ipv6, gw_mac, ipv6_registers, mac_registers};
+        use cngw_packet::envelope::Envelope;
+        use cngw_packet::rate_advice::{RateAdvice, RateAdviceMessage};
+        use cngw_regmap::{feature, ra_remote_control};
+        use std::net::Ipv4Addr;
+        self.rate_advice_dc_rate_at(clock);
+        let k = clock.saturating_sub(self.lh.reset_clock());
+        let mut out = Vec::new();
+        while let Some(&(at, rate)) = self.ra_law_dc.sends.front() {
+            if at > k {
+                break;
+            }
+            self.ra_law_dc.sends.pop_front();
+            let r = self.registers.view();
+            if at + self.lh.reset_clock() < self.ra_send_from
+                || r.reg(offset::FEATURE_ENABLE) & feature::RATE_ADVICE == 0
+                || r.reg(offset::RA_REMOTE_CONTROL) & ra_remote_control::SEND == 0
+            {
+                continue;
+            }
+            for (addr, control) in [
+                (offset::RA_PEER0_ADDR_0, offset::RA_PEER0_CONTROL),
+                (offset::RA_PEER1_ADDR_0, offset::RA_PEER1_CONTROL),
+            ] {
+                let r = self.registers.view();
+                if r.reg(control) & 1 == 0 {
+                    continue;
+                }
+                let peer = ipv6_registers(r, addr);
+                let env = match peer.to_ipv4_mapped() {
+                    Some(v4) => Envelope::ipv4(Ipv4Addr::from(r.reg(offset::GW_IPV4)), v4),
+                    None => Envelope::ipv6(gw_ipv6(r), peer),
+                }
+                .with_macs(
+                    gw_mac(r),
+                    mac_registers(
+                        r,
+                        offset::TUNNEL_NEXT_HOP_MAC_HI,
+                        offset::TUNNEL_NEXT_HOP_MAC_LO,
+                    ),
+                )
+                .with_dscp((r.reg(offset::NOTIFY_DSCP) & 0x3F) as u8);
+                let mut m = RateAdviceMessage::new(0, RateAdvice::new(rate, 0, 0));
+                m.opcode = (r.reg(offset::RA_OPCODE) & 0xFF) as u8;
+                out.push(Notification {
+                    clock: at + self.lh.reset_clock(),
+                    frame: Frame::new(m.to_frame(&env).to_bytes()),
+                });
+                self.count(offset::RA_REMOTE_SENT);
+                self.count(offset::WAN_TX_FRAMES);
+            }
+        }
+        out
+    }
+
+    /// RA-04 source role: peer `n`'s advice in force in absolute clock
+    /// `clock` (`RA_PEERn_MBPS`; `None`: none or lapsed).
+    pub fn rate_advice_peer_at(&self, n: usize, clock: u64) -> Option<u32> {
+        let r = self.registers.view();
+        let control = [offset::RA_PEER0_CONTROL, offset::RA_PEER1_CONTROL][n];
+        if r.reg(control) & 1 == 0 {
+            return None;
+        }
+        let h = &self.ra_peers[n];
+        let i = h.partition_point(|e| e.0 <= clock);
+        let &(_, rate, us) = h.get(i.checked_sub(1)?)?;
+        let k = clock.saturating_sub(self.lh.reset_clock());
+        let now_us = (k / r.reg(offset::CLOCKS_PER_US).max(1) as u64) as u32;
+        let timeout = r.reg(offset::RA_REMOTE_TIMEOUT_US);
+        (timeout == 0 || now_us.wrapping_sub(us) < timeout).then_some(rate)
+    }
+
     /// RA-02: `RA_INTERVAL_US` was written (the new value is in the
     /// model's registers) in absolute clock `clock`, away from a
     /// microsecond tick (see `PortLaw::interval_written`).
     pub fn rate_advice_interval_written(&mut self, clock: u64) {
         let k = clock.saturating_sub(self.lh.reset_clock());
         self.ra_law.interval_written(k, self.registers.view());
+        self.ra_law_dc.interval_written(k, self.registers.view());
+    }
+
+    /// RA-04: `RA_REMOTE_CONTROL.send` (with `FEATURE_ENABLE.rate_advice`)
+    /// took effect in absolute clock `clock`: intervals whose advice was
+    /// taken before it send nothing (the model has no clock for register
+    /// writes; write away from the clock an interval's advice is taken).
+    pub fn rate_advice_remote_send_from(&mut self, clock: u64) {
+        self.ra_send_from = clock;
     }
 
     /// RA-01..RA-03: a RoCEv2 frame from dc_rx found (or entered) its flow
@@ -823,6 +967,22 @@ impl GatewayModel {
                 advice = advice.min(r.reg(mbps));
             }
         }
+        // RA-04: a live peer's advice caps flows toward the prefix behind it.
+        let receiver = Ipv6Addr::from(key.dip);
+        for (n, (prefix, control)) in [
+            (offset::RA_PEER0_PREFIX_0, offset::RA_PEER0_CONTROL),
+            (offset::RA_PEER1_PREFIX_0, offset::RA_PEER1_CONTROL),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if prefix_covers(receiver, self.registers.view(), prefix, control) {
+                if let Some(rate) = self.rate_advice_peer_at(n, clock) {
+                    advice = advice.min(rate);
+                }
+            }
+        }
+        let r = self.registers.view();
         let advice = advice & 0xFF_FFFF;
         let Some(sqp) = sqp else {
             self.count(offset::RA_NO_SQP);
@@ -1096,6 +1256,15 @@ impl GatewayModel {
                 );
             }
         }
+        // RA-04: the egress law counts every RoCEv2 frame from wan_rx at
+        // its header clock.
+        if port == InPort::WanRx && parsed.class == FrameClass::Roce {
+            if let Some(h) = header_clock {
+                let k = h.saturating_sub(self.lh.reset_clock());
+                self.ra_dc_bytes
+                    .push((k, frame.data.len().min(0xFFFF) as u32));
+            }
+        }
         if port == InPort::WanRx {
             if let Some(ack) = PsnAck::of_header(&parsed) {
                 self.psn_event(Some(ack), None, header_clock);
@@ -1129,6 +1298,43 @@ impl GatewayModel {
                 let flow = |key: &FlowKey| flows.get(key).map(|v| v.sqp);
                 self.proxy_rx
                     .received(&msg, clock, flow, &self.lh, &mut self.registers);
+                return ModelOutput {
+                    parsed,
+                    emitted: Vec::new(),
+                };
+            }
+        }
+        // RA-04: a RoCEv2 frame to this (source) gateway stops here.
+        if port == InPort::WanRx {
+            if let Some(msg) = crate::rate_advice::remote_claim(&frame.data, self.registers.view())
+            {
+                let clock = header_clock.unwrap_or(self.lh_clock);
+                let k = clock.saturating_sub(self.lh.reset_clock());
+                let r = self.registers.view();
+                let now_us = (k / r.reg(offset::CLOCKS_PER_US).max(1) as u64) as u32;
+                let mut hit = false;
+                for (n, (addr, control)) in [
+                    (offset::RA_PEER0_ADDR_0, offset::RA_PEER0_CONTROL),
+                    (offset::RA_PEER1_ADDR_0, offset::RA_PEER1_CONTROL),
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    let r = self.registers.view();
+                    if let Some((src, rate)) = msg {
+                        if r.reg(control) & 1 != 0
+                            && crate::longhaul::ipv6_registers(r, addr) == src
+                        {
+                            self.ra_peers[n].push((clock + 1, rate, now_us));
+                            hit = true;
+                        }
+                    }
+                }
+                self.count(if hit {
+                    offset::RA_REMOTE_RECEIVED
+                } else {
+                    offset::RA_REMOTE_REFUSED
+                });
                 return ModelOutput {
                     parsed,
                     emitted: Vec::new(),

@@ -177,6 +177,25 @@ pub fn law_registers(r: &dyn crate::longhaul::Registers) -> LawRegisters {
     }
 }
 
+/// RA-04: the egress law's inputs: [`law_registers`] with the data-centre
+/// port's capacity (`RA_DC_CAPACITY_BYTES_PER_US`) and 1/(d C)
+/// (`RA_DC_INV_DC_Q32`); the interval, gains, T/d and minimum are shared.
+pub fn law_registers_dc(r: &dyn crate::longhaul::Registers) -> LawRegisters {
+    use cngw_regmap::offset;
+    let capacity = r.reg(offset::RA_DC_CAPACITY_BYTES_PER_US) & 0xF_FFFF;
+    LawRegisters {
+        capacity_x_interval: capacity as u64 * (r.reg(offset::RA_INTERVAL_US) & 0xFF_FFFF) as u64,
+        inv_dc_q32: r.reg(offset::RA_DC_INV_DC_Q32),
+        max_mbps: capacity * MBPS_PER_BYTE_PER_US,
+        ..law_registers(r)
+    }
+}
+
+/// Clocks from a control interval's last clock to the clock the egress
+/// gateway takes the data-centre port's new advice for its peers (RA-04):
+/// the first clock the law's result is seen in.
+pub const SEND_CLOCKS: u64 = LAW_CLOCKS + 1;
+
 /// RA-02 in the gateway: the port's law on the registers. Control
 /// intervals are counted in microsecond ticks (tick `m` in clock
 /// `m * CLOCKS_PER_US - 1` after reset): an interval ends at the tick that
@@ -198,9 +217,22 @@ pub struct PortLaw {
     next_end_tick: Option<u64>,
     /// The first clock (since reset) the law takes a new interval in.
     free_from: u64,
+    /// RA-04 (egress law): for each interval's end, the clock
+    /// `SEND_CLOCKS` later and the advice seen then (kept when
+    /// `keep_sends`).
+    pub keep_sends: bool,
+    pub sends: std::collections::VecDeque<(u64, u32)>,
 }
 
 impl PortLaw {
+    /// A law that keeps its `sends` (RA-04's egress law).
+    pub fn keeping_sends() -> Self {
+        PortLaw {
+            keep_sends: true,
+            ..Default::default()
+        }
+    }
+
     /// The port's advice in clock `k` (since reset): `bytes(lo, hi)` are
     /// the RoCEv2 bytes toward the WAN looked up in clocks `lo..hi`,
     /// `depth(k)` the queue the controller sees in clock `k`. Asked with
@@ -212,8 +244,20 @@ impl PortLaw {
         bytes: impl Fn(u64, u64) -> u64,
         depth: impl Fn(u64) -> u32,
     ) -> u32 {
+        self.rate_at_with(k, r, law_registers(r), bytes, depth)
+    }
+
+    /// [`PortLaw::rate_at`] with the law's inputs `l` (the data-centre
+    /// port's: [`law_registers_dc`]).
+    pub fn rate_at_with(
+        &mut self,
+        k: u64,
+        r: &dyn crate::longhaul::Registers,
+        l: LawRegisters,
+        bytes: impl Fn(u64, u64) -> u64,
+        depth: impl Fn(u64) -> u32,
+    ) -> u32 {
         use cngw_regmap::{offset, ra_control};
-        let l = law_registers(r);
         let p = r.reg(offset::CLOCKS_PER_US).max(1) as u64;
         let t = r.reg(offset::RA_INTERVAL_US).max(1) as u64;
         let law = r.reg(offset::RA_CONTROL) & ra_control::LAW != 0;
@@ -238,6 +282,14 @@ impl PortLaw {
                 self.rate = law_step(start, arrived, depth(e) as u64, &l);
                 self.free_from = e + LAW_CLOCKS + 1;
                 self.results.push_back((self.free_from, self.rate));
+            }
+            if self.keep_sends {
+                let seen = if !law || self.rate == 0 {
+                    l.max_mbps
+                } else {
+                    self.rate
+                };
+                self.sends.push_back((e + SEND_CLOCKS, seen));
             }
             self.last_end_tick = end_tick;
             self.next_end_tick = None;
@@ -269,6 +321,72 @@ impl PortLaw {
         let counted = now_tick.saturating_sub(self.last_end_tick);
         self.next_end_tick = Some(now_tick + t.saturating_sub(counted).max(1));
     }
+}
+
+/// RA-04 source role: does the gateway (`RA_REMOTE_CONTROL.accept`,
+/// `FEATURE_ENABLE.rate_advice`) claim this frame from wan_rx? It does for
+/// every RoCEv2 frame to its own address (Ethernet, at most one 802.1Q
+/// tag; IPv4 with a 20-byte header, not a fragment, to `GW_IPV4`, or IPv6
+/// with next header UDP to `GW_IPV6`; UDP to 4791), the hardware's
+/// first-beat rule. `Some(Some((source, rate)))`: a whole Rate Advice
+/// message (BTH opcode `RA_OPCODE`, body version 1, the frame at least
+/// as long as the message with its ICRC) from `source` (IPv4-mapped);
+/// `Some(None)`: claimed but not one (refused).
+pub fn remote_claim(
+    frame: &[u8],
+    r: &dyn crate::longhaul::Registers,
+) -> Option<Option<(std::net::Ipv6Addr, u32)>> {
+    use cngw_regmap::{feature, offset, ra_remote_control};
+    use std::net::{Ipv4Addr, Ipv6Addr};
+    if r.reg(offset::FEATURE_ENABLE) & feature::RATE_ADVICE == 0
+        || r.reg(offset::RA_REMOTE_CONTROL) & ra_remote_control::ACCEPT == 0
+    {
+        return None;
+    }
+    let at = |i: usize| frame.get(i).copied().unwrap_or(0);
+    let be16 = |i: usize| u16::from_be_bytes([at(i), at(i + 1)]);
+    let (ip, tagged) = if be16(12) == 0x8100 {
+        (18, true)
+    } else {
+        (14, false)
+    };
+    let ethertype = be16(ip - 2);
+    let (src, bth, min_len) = if ethertype == 0x0800 {
+        let dst = u32::from_be_bytes([at(ip + 16), at(ip + 17), at(ip + 18), at(ip + 19)]);
+        if at(ip) != 0x45
+            || be16(ip + 6) & 0x3FFF != 0
+            || at(ip + 9) != 17
+            || dst != r.reg(offset::GW_IPV4)
+            || be16(ip + 22) != 4791
+        {
+            return None;
+        }
+        let src = Ipv4Addr::new(at(ip + 12), at(ip + 13), at(ip + 14), at(ip + 15));
+        (src.to_ipv6_mapped(), ip + 28, 74)
+    } else if ethertype == 0x86DD {
+        let mut dst = [0u8; 16];
+        let mut src = [0u8; 16];
+        for i in 0..16 {
+            src[i] = at(ip + 8 + i);
+            dst[i] = at(ip + 24 + i);
+        }
+        if at(ip) >> 4 != 6
+            || at(ip + 6) != 17
+            || Ipv6Addr::from(dst) != crate::longhaul::gw_ipv6(r)
+            || be16(ip + 42) != 4791
+        {
+            return None;
+        }
+        (Ipv6Addr::from(src), ip + 48, 94)
+    } else {
+        return None;
+    };
+    let min_len = min_len + if tagged { 4 } else { 0 };
+    let word = |i: usize| u32::from_be_bytes([at(i), at(i + 1), at(i + 2), at(i + 3)]);
+    let good = at(bth) as u32 == r.reg(offset::RA_OPCODE) & 0xFF
+        && word(bth + 16) == 1
+        && frame.len() >= min_len;
+    Some(good.then_some((src, word(bth + 12))))
 }
 
 /// A flow's advice: the port's rate, or the flow's policy cap when lower

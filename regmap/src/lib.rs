@@ -319,6 +319,14 @@ pub mod ra_control {
     pub const CAPABLE_BIT: u8 = 1 << 4;
 }
 
+/// Bits of `RA_REMOTE_CONTROL`.
+pub mod ra_remote_control {
+    /// RA-04: send the data-centre port's advice to the peers.
+    pub const SEND: u32 = 1 << 0;
+    /// RA-04: accept the peers' advice.
+    pub const ACCEPT: u32 = 1 << 1;
+}
+
 /// Bits of `FCN_RX_DOM0_CONTROL` / `FCN_RX_DOM1_CONTROL` (and of the
 /// `RA_CAPn_CONTROL` / `RA_POLICYn_CONTROL` prefix entries).
 pub mod fcn_rx_dom_control {
@@ -350,6 +358,9 @@ pub mod flow_status {
 pub const NOT_CLEARED: &[u32] = &[
     offset::PORT0_QUEUE_DEPTH_BYTES,
     offset::RA_PORT_RATE_MBPS,
+    offset::RA_DC_PORT_RATE_MBPS,
+    offset::RA_PEER0_MBPS,
+    offset::RA_PEER1_MBPS,
     offset::FLOW_STATUS,
     offset::FLOW_RESULT_SQP,
     offset::FLOW_OCCUPANCY,
@@ -863,6 +874,21 @@ const RA_CONTROL_FIELDS: &[Field] = &[
         lsb: 1,
         width: 1,
         doc: "RA-01: a RoCEv2 frame with bit 4 of BTH byte 4 (a reserved bit; bit 5 is the Long-haul CNP's E bit) set marks its sender capable too",
+    },
+];
+
+const RA_REMOTE_CONTROL_FIELDS: &[Field] = &[
+    Field {
+        name: "send",
+        lsb: 0,
+        width: 1,
+        doc: "RA-04: as WAN egress gateway, send the data-centre port's advice (RA_DC_PORT_RATE_MBPS) to every valid peer after each control interval, on wan_tx",
+    },
+    Field {
+        name: "accept",
+        lsb: 1,
+        width: 1,
+        doc: "RA-04: as source gateway, take RoCEv2 frames to the gateway's address from wan_rx; a peer's Rate Advice caps the advice of flows toward the prefix behind it",
     },
 ];
 
@@ -1660,6 +1686,62 @@ register_map! {
     RA_POLICY1_CONTROL @ 0x8E8 : ReadWrite = 0, volatile = false, fields = FCN_RX_DOM_CONTROL_FIELDS;
     /// RA-02: policy entry 1: the cap of its senders advice, Mb/s.
     RA_POLICY1_MBPS @ 0x8EC : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04 remote mode: send (this gateway as WAN egress gateway) and accept (as source gateway).
+    RA_REMOTE_CONTROL @ 0x8F0 : ReadWrite = 0, volatile = false, fields = RA_REMOTE_CONTROL_FIELDS;
+    /// RA-04: the data-centre port's capacity C, bytes per microsecond (bits 19..0), for the egress law (the advice sent to the peers).
+    RA_DC_CAPACITY_BYTES_PER_US @ 0x8F4 : ReadWrite = 12_500, volatile = false, fields = WHOLE;
+    /// RA-04: the egress law's 1/(d C) in Q32 (d = RTT, C = RA_DC_CAPACITY_BYTES_PER_US), as RA_INV_DC_Q32 is the WAN port's.
+    RA_DC_INV_DC_Q32 @ 0x8F8 : ReadWrite = 34, volatile = false, fields = WHOLE;
+    /// RA-04: the data-centre port's advised rate now, Mb/s (the egress law's, or 8 C while the law is off): what the peers are sent.
+    RA_DC_PORT_RATE_MBPS @ 0x8FC : ReadOnly = 100_000, volatile = true, fields = WHOLE;
+    /// RA-04: a peer's advice lapses this many microseconds after its last message (0: never).
+    RA_REMOTE_TIMEOUT_US @ 0x900 : ReadWrite = 10_000, volatile = false, fields = WHOLE;
+    /// RA-04: remote advice messages sent to the peers (wan_tx).
+    RA_REMOTE_SENT @ 0x904 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// RA-04: remote advice messages accepted from a peer (wan_rx).
+    RA_REMOTE_RECEIVED @ 0x908 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// RA-04: RoCEv2 frames to the gateway's address dropped while accepting: not a Rate Advice message (opcode, version, length) or not from a valid peer.
+    RA_REMOTE_REFUSED @ 0x90C : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// RA-04: peer gateway 0's address bytes 0..3 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER0_ADDR_0 @ 0x910 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: peer gateway 0's address bytes 4..7 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER0_ADDR_1 @ 0x914 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: peer gateway 0's address bytes 8..11 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER0_ADDR_2 @ 0x918 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: peer gateway 0's address bytes 12..15 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER0_ADDR_3 @ 0x91C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: the data-centre prefix behind peer gateway 0: prefix bytes 0..3 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER0_PREFIX_0 @ 0x920 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: the data-centre prefix behind peer gateway 0: prefix bytes 4..7 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER0_PREFIX_1 @ 0x924 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: the data-centre prefix behind peer gateway 0: prefix bytes 8..11 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER0_PREFIX_2 @ 0x928 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: the data-centre prefix behind peer gateway 0: prefix bytes 12..15 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER0_PREFIX_3 @ 0x92C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: peer gateway 0 in use (valid) and the length of the prefix behind it.
+    RA_PEER0_CONTROL @ 0x930 : ReadWrite = 0, volatile = false, fields = FCN_RX_DOM_CONTROL_FIELDS;
+    /// RA-04: the advice in force from peer gateway 0, Mb/s (0: none received, or lapsed).
+    RA_PEER0_MBPS @ 0x934 : ReadOnly = 0, volatile = true, fields = WHOLE;
+    /// RA-04: peer gateway 1's address bytes 0..3 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER1_ADDR_0 @ 0x938 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: peer gateway 1's address bytes 4..7 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER1_ADDR_1 @ 0x93C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: peer gateway 1's address bytes 8..11 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER1_ADDR_2 @ 0x940 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: peer gateway 1's address bytes 12..15 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER1_ADDR_3 @ 0x944 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: the data-centre prefix behind peer gateway 1: prefix bytes 0..3 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER1_PREFIX_0 @ 0x948 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: the data-centre prefix behind peer gateway 1: prefix bytes 4..7 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER1_PREFIX_1 @ 0x94C : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: the data-centre prefix behind peer gateway 1: prefix bytes 8..11 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER1_PREFIX_2 @ 0x950 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: the data-centre prefix behind peer gateway 1: prefix bytes 12..15 (IPv4 as ::ffff:a.b.c.d).
+    RA_PEER1_PREFIX_3 @ 0x954 : ReadWrite = 0, volatile = false, fields = WHOLE;
+    /// RA-04: peer gateway 1 in use (valid) and the length of the prefix behind it.
+    RA_PEER1_CONTROL @ 0x958 : ReadWrite = 0, volatile = false, fields = FCN_RX_DOM_CONTROL_FIELDS;
+    /// RA-04: the advice in force from peer gateway 1, Mb/s (0: none received, or lapsed).
+    RA_PEER1_MBPS @ 0x95C : ReadOnly = 0, volatile = true, fields = WHOLE;
 }
 
 /// Looks a register up by name (case-insensitive).

@@ -203,6 +203,8 @@ pub struct Gateway {
     axil: Axil,
     qd_bytes: u32,
     qd_valid: u32,
+    qd_dc_bytes: u32,
+    qd_dc_valid: u32,
 }
 
 impl Default for Gateway {
@@ -229,6 +231,8 @@ impl Gateway {
             axil: Axil::new(),
             qd_bytes: port_index("qd_ext_bytes"),
             qd_valid: port_index("qd_ext_valid"),
+            qd_dc_bytes: port_index("qd_dc_bytes"),
+            qd_dc_valid: port_index("qd_dc_valid"),
         };
         for port in OutPort::ALL {
             gw.set_ready(port, true);
@@ -475,6 +479,13 @@ impl Gateway {
     pub fn set_queue_depth(&mut self, bytes: u32, valid: bool) {
         self.set_u32(self.qd_bytes, bytes);
         self.set_u32(self.qd_valid, valid as u32);
+    }
+
+    /// Drives the data-centre port's queue-depth telemetry input
+    /// (`qd_dc_*`, RA-04's egress law).
+    pub fn set_dc_queue_depth(&mut self, bytes: u32, valid: bool) {
+        self.set_u32(self.qd_dc_bytes, bytes);
+        self.set_u32(self.qd_dc_valid, valid as u32);
     }
 
     fn idle_csr(&mut self) {

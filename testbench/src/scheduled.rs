@@ -22,6 +22,7 @@ use crate::scoreboard::{compare, compare_counters, Expected, Mismatch};
 use cngw_model::longhaul::{DECISION_DELAY, QUEUE_DEPTH_DELAY};
 use cngw_model::meter::virtual_queue_steps;
 use cngw_model::{Frame, GatewayModel, InPort, OutPort};
+use cngw_packet::parsed::ParsedHeader;
 use cngw_regmap::{meter_control, offset};
 use cngw_sim::Gateway;
 use std::collections::BTreeMap;
@@ -145,6 +146,10 @@ impl fmt::Display for ScheduledError {
 }
 
 impl std::error::Error for ScheduledError {}
+
+/// See `expect_scheduled` (RA-04): between the eleven clocks a remote
+/// advice message needs and `QUIET_CLOCKS`.
+const REMOTE_MARGIN: u64 = 40;
 
 /// Quiet clocks that count as drained, as [`crate::run`] waits.
 const QUIET_CLOCKS: u32 = 64;
@@ -290,6 +295,7 @@ pub fn expect_scheduled(
         proxy_cnps: Vec::new(),
         proxy_messages: Vec::new(),
         rate_advice: Vec::new(),
+        remote_advice: Vec::new(),
     };
     // The model takes the frames in the order the parsers reported them
     // (header clock, dc_rx first within a clock: what source-QP learning
@@ -319,14 +325,25 @@ pub fn expect_scheduled(
         for (i, f) in run.sent(schedule, port).into_iter().enumerate() {
             let parsed = cycles.and_then(|c| c.get(i).copied());
             let order = 1 + port as u8;
+            // RA-04: a peer's advice applies from the clock after its
+            // header, to decisions five clocks after theirs: the model
+            // takes it before the dc_rx frames it reaches.
+            let early = port == InPort::WanRx
+                && cngw_model::rate_advice::remote_claim(&f.data, model.registers()).is_some();
+            let key = parsed.unwrap_or(u64::MAX);
             events.push((
-                parsed.unwrap_or(u64::MAX),
+                if early {
+                    key.saturating_sub(DECISION_DELAY)
+                } else {
+                    key
+                },
                 order,
                 Event::Frame(port, i, f, parsed),
             ));
         }
     }
     events.sort_by_key(|e| (e.0, e.1));
+    let mut parsed_at: BTreeMap<InPort, Vec<(usize, ParsedHeader)>> = BTreeMap::new();
     for (_, _, ev) in events {
         match ev {
             Event::Depth(bytes, at) => model.controller_depth_changed(bytes, at),
@@ -340,12 +357,18 @@ pub fn expect_scheduled(
                     }
                 }
                 let out = model.receive_at(port, f, parsed);
-                exp.parsed.entry(port).or_default().push(out.parsed);
+                parsed_at.entry(port).or_default().push((i, out.parsed));
                 for (o, frame) in out.emitted {
                     exp.outputs.entry(o).or_default().push(frame);
                 }
             }
         }
+    }
+    // Parser results in each input's order (RA-04 moved some events).
+    for (port, mut v) in parsed_at {
+        v.sort_by_key(|e| e.0);
+        exp.parsed
+            .insert(port, v.into_iter().map(|e| e.1).collect());
     }
     model.advance_to(run.end_cycle);
     exp.notifications = model
@@ -375,6 +398,15 @@ pub fn expect_scheduled(
         .collect();
     exp.rate_advice = model
         .take_rate_advice()
+        .into_iter()
+        .map(|n| n.frame)
+        .collect();
+    // RA-04: the advice to the peers the RTL had time to send: the run
+    // ends after QUIET_CLOCKS without activity, and a message leaves
+    // eleven clocks after its interval's advice is taken, so every advice
+    // taken REMOTE_MARGIN clocks before the end has left, none taken later.
+    exp.remote_advice = model
+        .take_remote_advice_until(run.end_cycle.saturating_sub(REMOTE_MARGIN))
         .into_iter()
         .map(|n| n.frame)
         .collect();

@@ -121,6 +121,9 @@ pub struct Expected {
     /// Rate Advice messages to capable senders (RA-03): a seventh
     /// sequence merged into dc_tx, likewise.
     pub rate_advice: Vec<Frame>,
+    /// The egress gateway's Rate Advice to its peers (RA-04): merged into
+    /// wan_tx between the data frames, likewise.
+    pub remote_advice: Vec<Frame>,
 }
 
 /// Runs the inputs through the model.
@@ -134,6 +137,7 @@ pub fn expect(model: &mut GatewayModel, inputs: &[(InPort, Vec<Frame>)]) -> Expe
         proxy_cnps: Vec::new(),
         proxy_messages: Vec::new(),
         rate_advice: Vec::new(),
+        remote_advice: Vec::new(),
     };
     for (port, frames) in inputs {
         for f in frames {
@@ -158,16 +162,28 @@ pub fn compare(cap: &Capture, exp: &Expected) -> Result<(), Mismatch> {
         let model = exp.outputs.get(&port).unwrap_or(&empty_f);
         // dc_tx: take the notifications out where the model expects them.
         let mut data_only = Vec::new();
-        let sequences = [
-            ("notifications", &exp.notifications),
-            ("Fast CNPs", &exp.fast_cnps),
-            ("ingress PE CNPs", &exp.ingress_cnps),
-            ("proxy CNPs", &exp.proxy_cnps),
-            ("CN messages to proxies", &exp.proxy_messages),
-            ("Rate Advice messages", &exp.rate_advice),
-        ];
+        let none: Vec<Frame> = Vec::new();
+        let sequences: [(&'static str, &Vec<Frame>); 6] = if port == OutPort::DcTx {
+            [
+                ("notifications", &exp.notifications),
+                ("Fast CNPs", &exp.fast_cnps),
+                ("ingress PE CNPs", &exp.ingress_cnps),
+                ("proxy CNPs", &exp.proxy_cnps),
+                ("CN messages to proxies", &exp.proxy_messages),
+                ("Rate Advice messages", &exp.rate_advice),
+            ]
+        } else {
+            [
+                ("remote Rate Advice messages", &exp.remote_advice),
+                ("", &none),
+                ("", &none),
+                ("", &none),
+                ("", &none),
+                ("", &none),
+            ]
+        };
         let notes = sequences.iter().any(|(_, s)| !s.is_empty());
-        let rtl = if port == OutPort::DcTx && notes {
+        let rtl = if notes {
             let mut next = [0usize; 6];
             let mut next_data = 0;
             for r in rtl_all {
@@ -251,6 +267,9 @@ pub const MOVING_GAUGES: &[u32] = &[
     offset::PE_P_ECT1,
     offset::PE_P_CE,
     offset::RA_PORT_RATE_MBPS,
+    offset::RA_DC_PORT_RATE_MBPS,
+    offset::RA_PEER0_MBPS,
+    offset::RA_PEER1_MBPS,
 ];
 
 /// Reads every counter through the CSR port and compares it with the model

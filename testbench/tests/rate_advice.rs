@@ -554,3 +554,261 @@ fn ra_02_the_advice_converges_to_the_fair_share_in_the_rtl() {
         assert!(tail_queue <= 250.0 * 40.0, "{n} flows: queue {tail_queue}");
     }
 }
+
+const PEER4: Ipv4Addr = Ipv4Addr::new(198, 51, 100, 9);
+const PEER6: Ipv6Addr = Ipv6Addr::new(0xfd00, 0xb, 0, 0, 0, 0, 0, 9);
+const NEXT_HOP: [u8; 6] = [0x02, 0x77, 0, 0, 0, 0x01];
+
+/// A Rate Advice message from `src` to this gateway (RA-04's remote
+/// advice: DestQP 0, body {rate, 1, 0, 0}), tagged or not.
+fn remote_message(src: IpAddr, rate: u32, vlan: Option<u16>) -> Vec<u8> {
+    let env = match src {
+        IpAddr::V4(s) => cngw_packet::envelope::Envelope::ipv4(s, GW4),
+        IpAddr::V6(s) => cngw_packet::envelope::Envelope::ipv6(s, GW6),
+    }
+    .with_macs([0x02, 0x77, 0, 0, 0, 0x02], GW_MAC);
+    let env = match vlan {
+        Some(v) => env.with_vlan(v),
+        None => env,
+    };
+    let mut m = RateAdviceMessage::new(0, cngw_packet::rate_advice::RateAdvice::new(rate, 0, 0));
+    m.opcode = OPCODE as u8;
+    m.to_frame(&env).to_bytes()
+}
+
+/// RA-04 remote mode through the RTL, against the model, both roles at
+/// once (three seeds): as WAN egress gateway the data-centre port's law
+/// (RoCEv2 bytes from wan_rx, the `qd_dc_*` depth) is sent to two peers
+/// (IPv4, IPv6) after every interval on wan_tx; as source gateway the
+/// peers' messages (tagged and untagged, both families) cap the advice of
+/// flows toward the prefixes behind them until they lapse, while
+/// messages from an unknown address or with a wrong version are refused.
+/// Frame for frame, counter for counter; every message on wan_tx read
+/// back by the packet crate and by scapy.
+#[test]
+fn ra_04_remote_advice_rtl_matches_the_model_on_random_traffic() {
+    for seed in 1..=3u64 {
+        let mut rng = StdRng::seed_from_u64(seed + 40);
+        let (mut gw, mut m) = gateway(None, 2_000, 2, 10, 3);
+        let dc_law = cngw_model::rate_advice::RcpParams {
+            capacity: 1_000,
+            rtt_us: 10,
+            interval_us: 2,
+            ..Default::default()
+        }
+        .registers();
+        for (off, v) in [
+            (offset::RA_DC_CAPACITY_BYTES_PER_US, 1_000),
+            (offset::RA_DC_INV_DC_Q32, dc_law.inv_dc_q32),
+            (offset::RA_REMOTE_TIMEOUT_US, 5),
+            (offset::TUNNEL_NEXT_HOP_MAC_HI, 0x0277),
+            (offset::TUNNEL_NEXT_HOP_MAC_LO, 0x0000_0001),
+        ] {
+            both(&mut gw, &mut m, off, v);
+        }
+        let p4 = words(u128::from(PEER4.to_ipv6_mapped()));
+        let p6 = words(u128::from(PEER6));
+        for i in 0..4u32 {
+            both(
+                &mut gw,
+                &mut m,
+                offset::RA_PEER0_ADDR_0 + 4 * i,
+                p4[i as usize],
+            );
+            both(
+                &mut gw,
+                &mut m,
+                offset::RA_PEER1_ADDR_0 + 4 * i,
+                p6[i as usize],
+            );
+        }
+        let v4 = |s: &str| IpAddr::V4(s.parse().unwrap());
+        let v6 = |s: &str| IpAddr::V6(s.parse().unwrap());
+        set_prefix(
+            &mut gw,
+            &mut m,
+            offset::RA_PEER0_PREFIX_0,
+            offset::RA_PEER0_CONTROL,
+            v4("10.200.0.0"),
+            96 + 16,
+        );
+        set_prefix(
+            &mut gw,
+            &mut m,
+            offset::RA_PEER1_PREFIX_0,
+            offset::RA_PEER1_CONTROL,
+            v6("fd00:200::"),
+            32,
+        );
+        let fl = flows();
+        for f in &fl {
+            if let Some(sqp) = f.sqp {
+                insert_static_flow(&mut gw, &mut m, &f.key, sqp);
+            }
+        }
+        both(
+            &mut gw,
+            &mut m,
+            offset::RA_REMOTE_CONTROL,
+            cngw_regmap::ra_remote_control::SEND | cngw_regmap::ra_remote_control::ACCEPT,
+        );
+        both(
+            &mut gw,
+            &mut m,
+            offset::FEATURE_ENABLE,
+            feature::RATE_ADVICE,
+        );
+        m.rate_advice_remote_send_from(gw.cycle());
+        // The data-centre port's queue (the egress law's depth).
+        let dc_depth = 20_000 + 10_000 * seed as u32;
+        let at = gw.cycle();
+        gw.set_dc_queue_depth(dc_depth, true);
+        gw.step();
+        gw.set_dc_queue_depth(dc_depth, false);
+        m.set_dc_queue_depth_at(dc_depth, at);
+        // dc_rx: the flows' data; wan_rx: data toward the data centre (the
+        // egress law's bytes) with the peers' advice among it.
+        let mut dc = Vec::new();
+        let mut t = 0;
+        for i in 0..300 {
+            let f = &fl[rng.gen_range(0..fl.len())];
+            let d = data_frame(&f.key, f.mac, i, rng.gen_range(0..1500));
+            dc.push((t, Frame::new(d)));
+            t += rng.gen_range(0..=300);
+        }
+        let mut wan = Vec::new();
+        let mut peer_rates = std::collections::BTreeSet::new();
+        let (mut refused_sent, mut w) = (0, 0);
+        for i in 0..300 {
+            let bytes = match rng.gen_range(0..10) {
+                0..=1 => {
+                    let rate = rng.gen_range(500..12_000);
+                    peer_rates.insert(rate);
+                    let src = if rng.gen_bool(0.5) {
+                        IpAddr::V4(PEER4)
+                    } else {
+                        IpAddr::V6(PEER6)
+                    };
+                    remote_message(src, rate, rng.gen_bool(0.3).then_some(7))
+                }
+                2 => {
+                    refused_sent += 1;
+                    if rng.gen_bool(0.5) {
+                        remote_message(v4("198.51.100.77"), 700, None)
+                    } else {
+                        let mut b = remote_message(IpAddr::V4(PEER4), 700, None);
+                        b[14 + 20 + 8 + 12 + 7] = 2; // version 2
+                        b
+                    }
+                }
+                _ => {
+                    let f = &fl[rng.gen_range(0..fl.len())];
+                    let key =
+                        FlowKey::new(f.key.dip.to_be_bytes(), f.key.sip.to_be_bytes(), 0x700 + i);
+                    flow_frame(&key)
+                        .dest_qp(key.dqp)
+                        .psn(i)
+                        .payload_len(rng.gen_range(0..1500))
+                        .build()
+                }
+            };
+            wan.push((w, Frame::new(bytes)));
+            w += rng.gen_range(0..=300);
+        }
+        let schedule = Schedule {
+            inputs: vec![(InPort::DcRx, dc), (InPort::WanRx, wan)],
+            depth_steps: Vec::new(),
+            end_cycle: None,
+        };
+        let run = check_scheduled(
+            &mut gw,
+            &mut m,
+            &schedule,
+            // The builder's messages share wan_tx: no marker-clock shadow
+            // of the data path (LH-04 marking is off here).
+            StreamOptions::random(0.2, 0.25, seed).without_marker_shadow(),
+        )
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let reg = |m: &GatewayModel, o| m.read_register(o).unwrap();
+        let remote_sent = reg(&m, offset::RA_REMOTE_SENT);
+        let received = reg(&m, offset::RA_REMOTE_RECEIVED);
+        let refused = reg(&m, offset::RA_REMOTE_REFUSED);
+        eprintln!(
+            "seed {seed}: {remote_sent} remote messages sent, {received} received, \
+             {refused} refused, {} Rate Advice messages",
+            reg(&m, offset::RA_SENT)
+        );
+        assert_eq!(refused, refused_sent);
+        assert!(received >= 20, "seed {seed}: {received}");
+        // The gauges against the model, read between two clocks.
+        for (off, n) in [
+            (offset::RA_DC_PORT_RATE_MBPS, None),
+            (offset::RA_PEER0_MBPS, Some(0)),
+            (offset::RA_PEER1_MBPS, Some(1)),
+        ] {
+            let before = gw.cycle();
+            let rtl = gw.csr_read(off).unwrap();
+            let after = gw.cycle();
+            let model: Vec<u32> = [before, after]
+                .iter()
+                .map(|&c| match n {
+                    None => m.rate_advice_dc_rate_at(c),
+                    Some(n) => m.rate_advice_peer_at(n, c).unwrap_or(0),
+                })
+                .collect();
+            assert!(model.contains(&rtl), "{off:#x}: {rtl} vs {model:?}");
+        }
+        // The advice to the peers: both families, from the gateway's
+        // addresses to the WAN next hop, DestQP 0, body {rate, 1, 0, 0}.
+        let out: Vec<Vec<u8>> = run.capture.outputs[&OutPort::WanTx]
+            .iter()
+            .filter(|f| parse_advice(&f.data).is_some())
+            .map(|f| f.data.clone())
+            .collect();
+        assert_eq!(out.len() as u32, remote_sent);
+        assert!(remote_sent >= 40, "seed {seed}: {remote_sent}");
+        let mut dc_rates = std::collections::BTreeSet::new();
+        let mut to = [0; 2];
+        for bytes in &out {
+            let msg = parse_advice(bytes).unwrap();
+            let ip = cngw_packet::Frame::parse(bytes).unwrap().ip.header;
+            match ip.dst() {
+                IpAddr::V4(d) => {
+                    assert_eq!(d, PEER4);
+                    assert_eq!(ip.src(), IpAddr::V4(GW4));
+                    to[0] += 1;
+                }
+                IpAddr::V6(d) => {
+                    assert_eq!(d, PEER6);
+                    assert_eq!(ip.src(), IpAddr::V6(GW6));
+                    to[1] += 1;
+                }
+            }
+            assert_eq!(&bytes[0..6], &NEXT_HOP);
+            assert_eq!(&bytes[6..12], &GW_MAC);
+            assert_eq!(msg.dest_qp, 0);
+            assert_eq!(msg.advice.version, VERSION_1);
+            assert_eq!(msg.advice.destination_qp, 0);
+            assert_eq!(msg.advice.source_qp, 0);
+            assert!((100..=8_000).contains(&msg.advice.rate_mbps));
+            dc_rates.insert(msg.advice.rate_mbps);
+        }
+        assert_eq!(to[0], to[1], "one message per peer per interval");
+        assert!(dc_rates.len() >= 3, "the egress law moved: {dc_rates:?}");
+        // Near-source messages that carry a peer's advice (below the
+        // WAN port's): the cap reached the senders.
+        let forwarded = advice_frames(&run)
+            .iter()
+            .filter(|b| peer_rates.contains(&parse_advice(b).unwrap().advice.rate_mbps))
+            .count();
+        assert!(forwarded > 0, "seed {seed}: no peer advice forwarded");
+        if let Some(dissected) = dissect(&out) {
+            for f in &dissected {
+                assert_checksums_ok(f);
+                assert_eq!(get(f, "icrc_ok"), "True");
+                assert_eq!(get(f, "BTH.opcode"), OPCODE.to_string());
+                assert_eq!(get(f, "BTH.dqpn"), "0");
+            }
+        }
+    }
+}

@@ -67,8 +67,8 @@ pub enum Command {
     Shaper(ShaperArgs),
     /// List or change the prefix -> proxy table (PX-03), or program it from PNC advertisements.
     Proxy(ProxyArgs),
-    /// SCONE Rate Advice (RA-01..RA-03): the port's advised rate, the law's settings, the
-    /// capable senders, the policy caps and the counters.
+    /// SCONE Rate Advice (RA-01..RA-04): the port's advised rate, the law's settings, the
+    /// capable senders, the policy caps, remote mode (peer gateways) and the counters.
     #[command(subcommand)]
     RateAdvice(RateAdviceCommand),
     /// Drive pcap files through the cycle-accurate gateway and check it against the reference model (simulator only).
@@ -208,26 +208,36 @@ pub enum ProxyCommand {
 const RATE_ADVICE_AFTER_HELP: &str = "\
 Reads RA_PORT_RATE_MBPS, the law's registers (RA_CONTROL, RA_CAPACITY_BYTES_PER_US,
 RA_INTERVAL_US, RA_GAINS_Q8, RA_T_OVER_D_Q16, RA_INV_DC_Q32, RA_MIN_MBPS, RA_FLOW_SPACING_US,
-RA_OPCODE), the valid RA_CAPn and RA_POLICYn entries and the counters RA_SENT, RA_HELD,
-RA_NO_SQP, RA_QUEUE_DROPS; writes nothing (but --config). The simulator starts from reset
-every time: give the settings with --config FILE.
+RA_OPCODE), the valid RA_CAPn and RA_POLICYn entries, remote mode (RA-04: RA_REMOTE_CONTROL
+send/accept, the data-centre port's advice RA_DC_PORT_RATE_MBPS, RA_DC_CAPACITY_BYTES_PER_US,
+RA_DC_INV_DC_Q32, RA_REMOTE_TIMEOUT_US, both peer gateways RA_PEERn: valid, address, the prefix
+behind it and the advice in force RA_PEERn_MBPS) and the counters RA_SENT, RA_HELD, RA_NO_SQP,
+RA_QUEUE_DROPS, RA_REMOTE_SENT, RA_REMOTE_RECEIVED, RA_REMOTE_REFUSED; writes nothing (but
+--config). The simulator starts from reset every time: give the settings with --config FILE.
 
   cngw rate-advice status --config examples/rate-advice/near-source.toml
+  cngw rate-advice status --config examples/rate-advice/remote-source.toml
   cngw --device pci:0000:3b:00.0 rate-advice status --json
 
 JSON (--json), schema_version 1:
   {\"tool\": \"cngw rate-advice status\", \"schema_version\": 1, \"enabled\": BOOL, \"law\": BOOL,
-   \"port_rate_mbps\": N, \"capacity_bytes_per_us\": N, \"ceiling_mbps\": N, \"interval_us\": N,
-   \"alpha_q8\": N, \"beta_q8\": N, \"t_over_d_q16\": N, \"inv_dc_q32\": N, \"min_mbps\": N,
-   \"flow_spacing_us\": N, \"opcode\": N,
+   \"header_bit\": BOOL, \"port_rate_mbps\": N, \"capacity_bytes_per_us\": N, \"ceiling_mbps\": N,
+   \"interval_us\": N, \"alpha_q8\": N, \"beta_q8\": N, \"t_over_d_q16\": N, \"inv_dc_q32\": N,
+   \"min_mbps\": N, \"flow_spacing_us\": N, \"opcode\": N,
    \"capable\": [{\"index\": N, \"prefix\": \"10.1.0.0/16\"}, ...],
    \"policy\": [{\"index\": N, \"prefix\": \"10.1.2.0/24\", \"mbps\": N}, ...],
+   \"remote\": {\"send\": BOOL, \"accept\": BOOL, \"timeout_us\": N, \"dc_port_rate_mbps\": N,
+     \"dc_capacity_bytes_per_us\": N, \"dc_ceiling_mbps\": N, \"dc_inv_dc_q32\": N,
+     \"peers\": [{\"index\": 0, \"valid\": BOOL, \"address\": \"198.51.100.1\" or null,
+                \"prefix\": \"10.2.0.0/16\" or null, \"mbps\": N}, {\"index\": 1, ...}],
+     \"counters\": {\"sent\": N, \"received\": N, \"refused\": N}},
    \"counters\": {\"sent\": N, \"held\": N, \"no_sqp\": N, \"queue_drops\": N}}";
 
 #[derive(Debug, Subcommand)]
 pub enum RateAdviceCommand {
     /// Print the port's advised rate, the law's settings, the capable-sender prefixes, the
-    /// policy caps and the counters.
+    /// policy caps, remote mode (the data-centre port's advice, the peer gateways) and the
+    /// counters.
     #[command(after_long_help = RATE_ADVICE_AFTER_HELP)]
     Status(RateAdviceStatusArgs),
 }

@@ -263,3 +263,239 @@ fn ra_01_config_warns_when_features_leave_rate_advice_off() {
         run.stdout
     );
 }
+
+fn remote_example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/rate-advice")
+        .join(name)
+}
+
+/// RA-04: the remote-mode example pair applies on the simulator and
+/// `status` reads it back: the egress gateway sends the data-centre port's
+/// advice to its peer, the source gateway accepts its peer's; text and JSON.
+#[test]
+fn ra_04_status_shows_the_remote_examples() {
+    for (file, remote, dc, peer) in [
+        (
+            "remote-egress.toml",
+            "remote mode (RA-04): send on, accept off (RA_REMOTE_CONTROL)\n",
+            "capacity 6250 bytes/us (50.00 Gb/s, ceiling 50000 Mb/s), 1/(d C) 69/2^32\n",
+            "  peer 0: 198.51.100.2 in front of 10.1.0.0/16; ",
+        ),
+        (
+            "remote-source.toml",
+            "remote mode (RA-04): send off, accept on (RA_REMOTE_CONTROL)\n",
+            "capacity 12500 bytes/us (100.00 Gb/s, ceiling 100000 Mb/s), 1/(d C) 34/2^32\n",
+            "  peer 0: 198.51.100.1 in front of 10.2.0.0/16; ",
+        ),
+    ] {
+        let path = remote_example(file);
+        let run = cngw(&argv!["config", "check", path]).expect_ok();
+        assert!(!run.stderr.contains("warning"), "{file}: {}", run.stderr);
+        let run = cngw(&argv![
+            "--verbose",
+            "rate-advice",
+            "status",
+            "--config",
+            path
+        ])
+        .expect_ok();
+        let out = &run.stdout;
+        for line in [
+            "rate advice: on (FEATURE_ENABLE.rate_advice)\n",
+            remote,
+            dc,
+            "  a peer's advice lapses 10000 us after its last message (RA_REMOTE_TIMEOUT_US)\n",
+            peer,
+            "  peer 1: not in use\n",
+        ] {
+            assert!(out.contains(line), "{file}: {line:?} missing:\n{out}");
+        }
+        // The data-centre port's advice is a number of Mb/s.
+        assert!(
+            out.lines().any(|l| l
+                .strip_prefix("  advice of the data-centre port: ")
+                .and_then(|r| r.split(' ').next())
+                .is_some_and(|n| n.parse::<u32>().is_ok())),
+            "{file}: {out}"
+        );
+        // Nothing came from the WAN on the fresh simulator.
+        for name in ["RA_REMOTE_RECEIVED", "RA_REMOTE_REFUSED"] {
+            assert_eq!(counter(out, name), Some(0), "{file}: {name}: {out}");
+        }
+        assert!(counter(out, "RA_REMOTE_SENT").is_some(), "{file}: {out}");
+        // The peer is written invalid first and valid last; remote mode
+        // switches on after it, FEATURE_ENABLE last.
+        let writes = run.bus_writes();
+        let first = |reg: &str| {
+            writes
+                .iter()
+                .position(|w| w.ends_with(&format!("({reg})")))
+                .unwrap_or_else(|| panic!("{file}: no write to {reg}: {writes:?}"))
+        };
+        let last = |reg: &str| {
+            writes
+                .iter()
+                .rposition(|w| w.ends_with(&format!("({reg})")))
+                .unwrap()
+        };
+        assert!(
+            first("RA_PEER0_CONTROL") < first("RA_PEER0_ADDR_3"),
+            "{writes:?}"
+        );
+        assert!(
+            first("RA_PEER0_PREFIX_3") < last("RA_PEER0_CONTROL"),
+            "{writes:?}"
+        );
+        assert!(
+            last("RA_PEER0_ADDR_3") < last("RA_PEER0_CONTROL"),
+            "{writes:?}"
+        );
+        assert!(
+            last("RA_PEER1_CONTROL") < first("RA_REMOTE_CONTROL"),
+            "{writes:?}"
+        );
+        assert!(
+            writes.last().unwrap().ends_with("(FEATURE_ENABLE)"),
+            "{writes:?}"
+        );
+    }
+
+    let run = cngw(&argv![
+        "rate-advice",
+        "status",
+        "--json",
+        "--config",
+        remote_example("remote-egress.toml")
+    ])
+    .expect_ok();
+    for needle in [
+        "\"remote\": {\"send\": true, \"accept\": false, \"timeout_us\": 10000, \
+         \"dc_port_rate_mbps\": ",
+        "\"dc_capacity_bytes_per_us\": 6250, \"dc_ceiling_mbps\": 50000, \"dc_inv_dc_q32\": 69, \
+         \"peers\": [{\"index\": 0, \"valid\": true, \"address\": \"198.51.100.2\", \"prefix\": \
+         \"10.1.0.0/16\", \"mbps\": 0}, {\"index\": 1, \"valid\": false, \"address\": null, \
+         \"prefix\": null, \"mbps\": 0}], \"counters\": {\"sent\": ",
+        "\"received\": 0, \"refused\": 0}}, \"counters\": {\"sent\": 0, ",
+    ] {
+        assert!(
+            run.stdout.contains(needle),
+            "{needle:?} missing:\n{}",
+            run.stdout
+        );
+    }
+    // After reset: remote mode off, no peer, the reset timeout.
+    let run = cngw(&["rate-advice", "status"]).expect_ok();
+    for line in [
+        "remote mode (RA-04): send off, accept off (RA_REMOTE_CONTROL)\n",
+        "  advice of the data-centre port: 100000 Mb/s (RA_DC_PORT_RATE_MBPS); capacity 12500 \
+         bytes/us (100.00 Gb/s, ceiling 100000 Mb/s), 1/(d C) 34/2^32\n",
+        "  a peer's advice lapses 10000 us after its last message (RA_REMOTE_TIMEOUT_US)\n",
+        "  peer 0: not in use\n  peer 1: not in use\n",
+    ] {
+        assert!(
+            run.stdout.contains(line),
+            "{line:?} missing:\n{}",
+            run.stdout
+        );
+    }
+}
+
+/// RA-04: an IPv6 peer and the other remote keys read back from the
+/// simulator as written.
+#[test]
+fn ra_04_status_reads_back_an_ipv6_peer() {
+    let file = scratch("rate_advice_remote_v6").join("gw.toml");
+    std::fs::write(
+        &file,
+        "features = [\"rate_advice\"]\n[rate_advice]\ncapable = [\"2001:db8:100::/40\"]\n\
+         remote_accept = true\nremote_timeout_us = 0\ndc_capacity_gbps = 400\n\
+         [[rate_advice.peer]]\naddress = \"198.51.100.1\"\nprefix = \"10.2.0.0/16\"\n\
+         [[rate_advice.peer]]\naddress = \"2001:db8::1\"\nprefix = \"2001:db8:200::/40\"\n",
+    )
+    .unwrap();
+    let run = cngw(&argv!["rate-advice", "status", "--config", file]).expect_ok();
+    for line in [
+        "remote mode (RA-04): send off, accept on (RA_REMOTE_CONTROL)\n",
+        "capacity 50000 bytes/us (400.00 Gb/s, ceiling 400000 Mb/s), 1/(d C) 9/2^32\n",
+        "  a peer's advice never lapses (RA_REMOTE_TIMEOUT_US 0)\n",
+        "  peer 0: 198.51.100.1 in front of 10.2.0.0/16; no advice in force (none received, or \
+         lapsed)\n",
+        "  peer 1: 2001:db8::1 in front of 2001:db8:200::/40; no advice in force (none received, \
+         or lapsed)\n",
+    ] {
+        assert!(
+            run.stdout.contains(line),
+            "{line:?} missing:\n{}",
+            run.stdout
+        );
+    }
+}
+
+/// RA-04: bad remote settings in the examples are refused before any
+/// register write, by `status --config` and by `config check`.
+#[test]
+fn ra_04_status_bad_remote_config_is_refused_before_any_write() {
+    let dir = scratch("rate_advice_remote_bad");
+    let egress = std::fs::read_to_string(remote_example("remote-egress.toml")).unwrap();
+    let source = std::fs::read_to_string(remote_example("remote-source.toml")).unwrap();
+    let variants = [
+        (
+            "no_peer.toml",
+            egress.replace("[[rate_advice.peer]]", "[[rate_advice.peer_off]]"),
+            "unknown field `peer_off`",
+        ),
+        (
+            "no_peer_accept.toml",
+            source
+                .split("[[rate_advice.peer]]")
+                .next()
+                .unwrap()
+                .to_string(),
+            "rate_advice.remote_accept: remote mode works between peer gateways",
+        ),
+        (
+            "three.toml",
+            format!(
+                "{egress}[[rate_advice.peer]]\naddress = \"198.51.100.3\"\nprefix = \"10.3.0.0/16\"\n\
+                 [[rate_advice.peer]]\naddress = \"198.51.100.4\"\nprefix = \"10.4.0.0/16\"\n"
+            ),
+            "rate_advice.peer: 3 peers given; the gateway holds 2",
+        ),
+        (
+            "address.toml",
+            egress.replace("address = \"198.51.100.2\"", "address = \"198.51.100.256\""),
+            "rate_advice.peer[0].address: \"198.51.100.256\" is not an IPv4 or IPv6 address",
+        ),
+        (
+            "host_bits.toml",
+            source.replace("prefix = \"10.2.0.0/16\"", "prefix = \"10.2.0.1/16\""),
+            "rate_advice.peer[0].prefix: 10.2.0.1/16 has host bits set",
+        ),
+        (
+            "dc_capacity.toml",
+            egress.replace("dc_capacity_gbps = 50 ", "dc_capacity_gbps = 9000 "),
+            "rate_advice.dc_capacity_gbps: 9000 Gb/s is 1125000 bytes per microsecond",
+        ),
+        (
+            "timeout.toml",
+            source.replace("remote_timeout_us = 10000", "remote_timeout_us = -5"),
+            "rate_advice.remote_timeout_us: -5 is outside",
+        ),
+    ];
+    for (name, body, needle) in &variants {
+        let file = dir.join(name);
+        std::fs::write(&file, body).unwrap();
+        for args in [
+            argv!["--verbose", "rate-advice", "status", "--config", file].to_vec(),
+            argv!["--verbose", "config", "check", file].to_vec(),
+        ] {
+            let run = cngw(&args).expect_err(needle);
+            assert!(
+                run.bus_writes().is_empty(),
+                "{name}: {:?}",
+                run.bus_writes()
+            );
+        }
+    }
+}

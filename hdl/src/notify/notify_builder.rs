@@ -294,6 +294,9 @@ pub struct NotifyBuilder {
     /// 4..11 its bytes 8..15 (DestQP, Source QP).
     pub job_rate_advice: Signal<In, Bit>,
     pub job_opcode: Signal<In, Bits<8>>,
+    /// The frame is for wan_tx (RA-04's remote advice): it leaves on `w`
+    /// instead of `m`.
+    pub job_wan: Signal<In, Bit>,
     /// Extension objects: timestamp (bit 0), device id (1), path id (2).
     pub ext_enable: Signal<In, Bits<3>>,
     pub ext_class_num: Signal<In, Bits<8>>,
@@ -305,11 +308,18 @@ pub struct NotifyBuilder {
     pub ext_path_id_len: Signal<In, Bits<4>>,
     /// The frames.
     pub m: AxisSource,
+    /// The frames of `job_wan` jobs (toward wan_tx).
+    pub w: AxisSource,
+    /// High in the clock a frame's last beat leaves on `w`.
+    pub w_sent: Signal<Out, Bit>,
     templates: Vec<Constant<Bits<1536>>>,
     all_lanes: Constant<Bits<64>>,
     ones128: Constant<Bits<128>>,
     ones64: Constant<Bits<64>>,
     state: DFF<BuildState>,
+    wan: DFF<Bit>,
+    /// The output the frame in progress leaves on is ready.
+    out_ready: Signal<Local, Bit>,
     frame_q: DFF<Bits<1536>>,
     keep_last: DFF<Bits<64>>,
     three_beats: DFF<Bit>,
@@ -442,6 +452,7 @@ impl Default for NotifyBuilder {
             job_flow_label: Default::default(),
             job_rate_advice: Default::default(),
             job_opcode: Default::default(),
+            job_wan: Default::default(),
             job_icmp_type: Default::default(),
             job_timestamp: Default::default(),
             ext_enable: Default::default(),
@@ -451,11 +462,15 @@ impl Default for NotifyBuilder {
             ext_path_id: Default::default(),
             ext_path_id_len: Default::default(),
             m: Default::default(),
+            w: Default::default(),
+            w_sent: Default::default(),
+            out_ready: Default::default(),
             templates,
             all_lanes: Constant::new(bits::<64>(u64::MAX)),
             ones128: Constant::new(!Bits::<128>::default()),
             ones64: Constant::new(bits::<64>(u64::MAX)),
             state: Default::default(),
+            wan: Default::default(),
             frame_q: Default::default(),
             keep_last: Default::default(),
             three_beats: Default::default(),
@@ -571,6 +586,7 @@ impl Logic for NotifyBuilder {
             self,
             clock,
             state,
+            wan,
             frame_q,
             keep_last,
             three_beats,
@@ -1002,6 +1018,10 @@ impl Logic for NotifyBuilder {
         self.m.tuser.next = false;
         self.m.tvalid.next = false;
         self.job_ready.next = false;
+        self.out_ready.next = self.m.tready.val();
+        if self.wan.q.val() {
+            self.out_ready.next = self.w.tready.val();
+        }
 
         match self.state.q.val() {
             BuildState::Idle => {
@@ -1009,6 +1029,7 @@ impl Logic for NotifyBuilder {
                 // is built from one configuration.
                 self.job_ready.next = self.settled.val();
                 if self.job_valid.val() & self.settled.val() {
+                    self.wan.d.next = self.job_wan.val();
                     self.ipv6.d.next = self.job_ipv6.val();
                     self.longhaul.d.next = !self.standard_job.val() & !self.icmpv6_job.val();
                     self.icmpv6.d.next = self.icmpv6_job.val();
@@ -1137,7 +1158,7 @@ impl Logic for NotifyBuilder {
             }
             BuildState::Send0 => {
                 self.m.tvalid.next = true;
-                if self.m.tready.val() {
+                if self.out_ready.val() {
                     self.state.d.next = BuildState::Send1;
                 }
             }
@@ -1148,7 +1169,7 @@ impl Logic for NotifyBuilder {
                     self.m.tkeep.next = self.keep_last.q.val();
                     self.m.tlast.next = true;
                 }
-                if self.m.tready.val() {
+                if self.out_ready.val() {
                     if self.three_beats.q.val() {
                         self.state.d.next = BuildState::Send2;
                     } else {
@@ -1161,7 +1182,7 @@ impl Logic for NotifyBuilder {
                 self.m.tkeep.next = self.keep_last.q.val();
                 self.m.tlast.next = true;
                 self.m.tvalid.next = true;
-                if self.m.tready.val() {
+                if self.out_ready.val() {
                     self.state.d.next = BuildState::Idle;
                 }
             }
@@ -1182,6 +1203,15 @@ impl Logic for NotifyBuilder {
                     self.frame_q.q.val() | (bit_cast::<1536, 16>(self.ext_csum_lanes.val()) << 544);
             }
         }
+        // RA-04: a `job_wan` frame leaves on `w` instead.
+        self.w.tdata.next = self.m.tdata.val();
+        self.w.tkeep.next = self.m.tkeep.val();
+        self.w.tlast.next = self.m.tlast.val();
+        self.w.tuser.next = self.m.tuser.val();
+        self.w.tvalid.next = self.m.tvalid.val() & self.wan.q.val();
+        self.w_sent.next =
+            self.m.tvalid.val() & self.wan.q.val() & self.w.tready.val() & self.m.tlast.val();
+        self.m.tvalid.next = self.m.tvalid.val() & !self.wan.q.val();
         if self.reset.val() {
             self.state.d.next = BuildState::Idle;
             self.ext_fresh.d.next = false;

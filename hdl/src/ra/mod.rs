@@ -5,3 +5,5 @@ pub mod rate_advisor;
 pub mod rate_law;
 pub use rate_advisor::RateAdvisor;
 pub use rate_law::{RateLaw, LAW_CLOCKS};
+pub mod remote_rx;
+pub use remote_rx::RemoteAdviceReceiver;

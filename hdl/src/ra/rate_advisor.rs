@@ -55,6 +55,8 @@ pub struct RateAdvisor {
     /// The frame's BTH DestQP.
     pub res_dqp: Signal<In, Bits<24>>,
     pub res_src_ip: Signal<In, Bits<128>>,
+    /// The flow's destination address (lane order, IPv4-mapped).
+    pub res_dst_ip: Signal<In, Bits<128>>,
     pub res_src_mac: Signal<In, Bits<48>>,
     pub res_pkey: Signal<In, Bits<16>>,
     pub res_ipv6: Signal<In, Bit>,
@@ -80,6 +82,16 @@ pub struct RateAdvisor {
     pub pol1_len: Signal<In, Bits<8>>,
     pub pol1_valid: Signal<In, Bit>,
     pub pol1_mbps: Signal<In, Bits<32>>,
+    /// RA-04 remote mode: the prefixes behind the peer gateways (lane
+    /// order), lengths, "the peer's advice is live" and that advice.
+    pub rem0_prefix: Signal<In, Bits<128>>,
+    pub rem0_len: Signal<In, Bits<8>>,
+    pub rem0_live: Signal<In, Bit>,
+    pub rem0_mbps: Signal<In, Bits<32>>,
+    pub rem1_prefix: Signal<In, Bits<128>>,
+    pub rem1_len: Signal<In, Bits<8>>,
+    pub rem1_live: Signal<In, Bit>,
+    pub rem1_mbps: Signal<In, Bits<32>>,
     /// Jobs for the builder.
     pub job_valid: Signal<Out, Bit>,
     pub job_ready: Signal<In, Bit>,
@@ -96,6 +108,8 @@ pub struct RateAdvisor {
     capable: PrefixMatch,
     pol0: PrefixMatch,
     pol1: PrefixMatch,
+    rem0: PrefixMatch,
+    rem1: PrefixMatch,
     /// Per place: valid (0), advice (24..1), microsecond (56..25).
     state: RAM<Bits<57>, 15>,
     ra_fifo: RamFifo<Bits<265>>,
@@ -173,7 +187,27 @@ impl Logic for RateAdvisor {
         self.pol1.dom1_prefix.next = 0.into();
         self.pol1.dom1_len.next = 0.into();
         self.pol1.dom1_valid.next = false;
+        self.rem0.addr.next = self.res_dst_ip.val();
+        self.rem0.dom0_prefix.next = self.rem0_prefix.val();
+        self.rem0.dom0_len.next = self.rem0_len.val();
+        self.rem0.dom0_valid.next = self.rem0_live.val();
+        self.rem0.dom1_prefix.next = 0.into();
+        self.rem0.dom1_len.next = 0.into();
+        self.rem0.dom1_valid.next = false;
+        self.rem1.addr.next = self.res_dst_ip.val();
+        self.rem1.dom0_prefix.next = self.rem1_prefix.val();
+        self.rem1.dom0_len.next = self.rem1_len.val();
+        self.rem1.dom0_valid.next = self.rem1_live.val();
+        self.rem1.dom1_prefix.next = 0.into();
+        self.rem1.dom1_len.next = 0.into();
+        self.rem1.dom1_valid.next = false;
         self.advice.next = self.port_rate.val();
+        if self.rem0.in_domain.val() & (self.rem0_mbps.val() < self.advice.val()) {
+            self.advice.next = self.rem0_mbps.val();
+        }
+        if self.rem1.in_domain.val() & (self.rem1_mbps.val() < self.advice.val()) {
+            self.advice.next = self.rem1_mbps.val();
+        }
         if self.pol0.in_domain.val() & (self.pol0_mbps.val() < self.advice.val()) {
             self.advice.next = self.pol0_mbps.val();
         }
