@@ -576,6 +576,162 @@ fn remote_message(src: IpAddr, rate: u32, vlan: Option<u16>) -> Vec<u8> {
     m.to_frame(&env).to_bytes()
 }
 
+/// Peer 0 is PEER4 with 10.200.0.0/16 behind it (the IPv4 flows'
+/// destinations), peer 1 PEER6 with fd00:200::/32 (the IPv6 flows').
+fn set_peers(gw: &mut Gateway, m: &mut GatewayModel) {
+    let p4 = words(u128::from(PEER4.to_ipv6_mapped()));
+    let p6 = words(u128::from(PEER6));
+    for i in 0..4 {
+        both(gw, m, offset::RA_PEER0_ADDR_0 + 4 * i as u32, p4[i]);
+        both(gw, m, offset::RA_PEER1_ADDR_0 + 4 * i as u32, p6[i]);
+    }
+    set_prefix(
+        gw,
+        m,
+        offset::RA_PEER0_PREFIX_0,
+        offset::RA_PEER0_CONTROL,
+        IpAddr::V4(Ipv4Addr::new(10, 200, 0, 0)),
+        96 + 16,
+    );
+    set_prefix(
+        gw,
+        m,
+        offset::RA_PEER1_PREFIX_0,
+        offset::RA_PEER1_CONTROL,
+        IpAddr::V6(Ipv6Addr::new(0xfd00, 0x200, 0, 0, 0, 0, 0, 0)),
+        32,
+    );
+}
+
+/// RA-04 source role, directed: what is claimed and what is refused, and
+/// the lapse. Accepted: an untagged IPv4 message from peer 0 and a tagged
+/// IPv6 one from peer 1. Claimed and refused (counted, not forwarded): a
+/// message cut below its length, one with another opcode, one from an
+/// address no peer has. Not claimed (forwarded to dc_tx like any frame):
+/// an IPv4 fragment, UDP port 4792, another destination address, and
+/// every message while `accept` is off. The peers' advice (900 and
+/// 1,200 Mb/s, below the WAN port's) reaches the capable flows toward
+/// their prefixes and no longer after `RA_REMOTE_TIMEOUT_US` (3 us).
+/// RTL = model throughout.
+#[test]
+fn ra_04_remote_advice_claims_refusals_and_lapse() {
+    for accept in [true, false] {
+        let (mut gw, mut m) = gateway(None, 2_000, 2, 10, 3);
+        set_peers(&mut gw, &mut m);
+        both(&mut gw, &mut m, offset::RA_REMOTE_TIMEOUT_US, 3);
+        let fl = flows();
+        for f in &fl {
+            if let Some(sqp) = f.sqp {
+                insert_static_flow(&mut gw, &mut m, &f.key, sqp);
+            }
+        }
+        if accept {
+            both(
+                &mut gw,
+                &mut m,
+                offset::RA_REMOTE_CONTROL,
+                cngw_regmap::ra_remote_control::ACCEPT,
+            );
+        }
+        both(
+            &mut gw,
+            &mut m,
+            offset::FEATURE_ENABLE,
+            feature::RATE_ADVICE,
+        );
+        let good4 = remote_message(IpAddr::V4(PEER4), 900, None);
+        let good6 = remote_message(IpAddr::V6(PEER6), 1_200, Some(5));
+        let short = good4[..70].to_vec();
+        let mut other_opcode = remote_message(IpAddr::V4(PEER4), 900, None);
+        other_opcode[42] = 0x1C;
+        let stranger = remote_message(IpAddr::V4(Ipv4Addr::new(198, 51, 100, 77)), 900, None);
+        let mut fragment = good4.clone();
+        fragment[14 + 6] |= 0x20; // MF
+        let mut port = good4.clone();
+        port[14 + 20 + 3] = 0xB8; // UDP 4792
+        let mut elsewhere = good4.clone();
+        elsewhere[14 + 19] ^= 1; // not the gateway's address
+        let wan: Vec<(u64, Frame)> = [
+            &good4,
+            &short,
+            &other_opcode,
+            &stranger,
+            &fragment,
+            &port,
+            &elsewhere,
+            &good6,
+        ]
+        .iter()
+        .map(|b| (0, Frame::new((*b).clone())))
+        .collect();
+        // Frames of every flow before, during and after the advice.
+        let dc = (0..120u64)
+            .map(|i| {
+                let f = &fl[i as usize % fl.len()];
+                (60 * i, Frame::new(data_frame(&f.key, f.mac, i as u32, 300)))
+            })
+            .collect();
+        let schedule = Schedule {
+            inputs: vec![(InPort::WanRx, wan), (InPort::DcRx, dc)],
+            depth_steps: Vec::new(),
+            end_cycle: None,
+        };
+        let run = check_scheduled(
+            &mut gw,
+            &mut m,
+            &schedule,
+            StreamOptions::random(0.1, 0.1, 7).without_marker_shadow(),
+        )
+        .unwrap_or_else(|e| panic!("accept {accept}: {e}"));
+        let reg = |o| m.read_register(o).unwrap();
+        let to_dc: Vec<&Vec<u8>> = run.capture.outputs[&OutPort::DcTx]
+            .iter()
+            .map(|f| &f.data)
+            .collect();
+        let forwarded = |b: &Vec<u8>| to_dc.contains(&b);
+        for b in [&fragment, &port, &elsewhere] {
+            assert!(forwarded(b), "not claimed, forwarded");
+        }
+        // The gateway's messages (not the peers' ones it forwarded).
+        let rates: Vec<(u32, u32)> = advice_frames(&run)
+            .iter()
+            .filter(|b| b[6..12] == GW_MAC)
+            .map(|b| {
+                let msg = parse_advice(b).unwrap();
+                (msg.dest_qp, msg.advice.rate_mbps)
+            })
+            .collect();
+        let got = |rate| rates.iter().any(|&(_, r)| r == rate);
+        if accept {
+            assert_eq!(reg(offset::RA_REMOTE_RECEIVED), 2);
+            assert_eq!(reg(offset::RA_REMOTE_REFUSED), 3);
+            for b in [&good4, &good6, &short, &other_opcode, &stranger] {
+                assert!(!forwarded(b), "claimed frames stay in the gateway");
+            }
+            assert!(got(900) && got(1_200), "{rates:?}");
+            // After the lapse each advised flow is told the port's rate
+            // again.
+            for f in fl.iter().filter(|f| f.capable && f.sqp.is_some()) {
+                let seq: Vec<u32> = rates
+                    .iter()
+                    .filter(|&&(q, _)| Some(q) == f.sqp)
+                    .map(|&(_, r)| r)
+                    .collect();
+                if let Some(i) = seq.iter().position(|&r| r == 900 || r == 1_200) {
+                    assert!(seq[i + 1..].iter().any(|&r| r > 1_200), "{seq:?}");
+                }
+            }
+        } else {
+            assert_eq!(reg(offset::RA_REMOTE_RECEIVED), 0);
+            assert_eq!(reg(offset::RA_REMOTE_REFUSED), 0);
+            for b in [&good4, &good6, &short, &other_opcode, &stranger] {
+                assert!(forwarded(b), "accept off: forwarded");
+            }
+            assert!(!got(900) && !got(1_200));
+        }
+    }
+}
+
 /// RA-04 remote mode through the RTL, against the model, both roles at
 /// once (three seeds): as WAN egress gateway the data-centre port's law
 /// (RoCEv2 bytes from wan_rx, the `qd_dc_*` depth) is sent to two peers
@@ -606,40 +762,8 @@ fn ra_04_remote_advice_rtl_matches_the_model_on_random_traffic() {
         ] {
             both(&mut gw, &mut m, off, v);
         }
-        let p4 = words(u128::from(PEER4.to_ipv6_mapped()));
-        let p6 = words(u128::from(PEER6));
-        for i in 0..4u32 {
-            both(
-                &mut gw,
-                &mut m,
-                offset::RA_PEER0_ADDR_0 + 4 * i,
-                p4[i as usize],
-            );
-            both(
-                &mut gw,
-                &mut m,
-                offset::RA_PEER1_ADDR_0 + 4 * i,
-                p6[i as usize],
-            );
-        }
+        set_peers(&mut gw, &mut m);
         let v4 = |s: &str| IpAddr::V4(s.parse().unwrap());
-        let v6 = |s: &str| IpAddr::V6(s.parse().unwrap());
-        set_prefix(
-            &mut gw,
-            &mut m,
-            offset::RA_PEER0_PREFIX_0,
-            offset::RA_PEER0_CONTROL,
-            v4("10.200.0.0"),
-            96 + 16,
-        );
-        set_prefix(
-            &mut gw,
-            &mut m,
-            offset::RA_PEER1_PREFIX_0,
-            offset::RA_PEER1_CONTROL,
-            v6("fd00:200::"),
-            32,
-        );
         let fl = flows();
         for f in &fl {
             if let Some(sqp) = f.sqp {
