@@ -1,6 +1,7 @@
 """RA-01/RA-03 from Python: scapy-built RoCEv2 frames of a capable sender bring it one Rate
 Advice message on dc_tx (scapy checks its ICRC and checksums and reads the body, tshark finds
-nothing wrong with it); a sender outside the capable prefixes gets none."""
+nothing wrong with it); a sender outside the capable prefixes gets none. RA-04: a peer gateway's
+advice, built by scapy, reaches the sender."""
 import ipaddress
 import struct
 
@@ -74,3 +75,44 @@ async def test_ra_03_a_capable_sender_gets_rate_advice_scapy_reads_it(gw):
     await gw.drain()
     assert await gw.csr.read("RA_SENT") == 1
     assert await gw.csr.read("RA_PORT_RATE_MBPS") == 10_000
+
+
+PEER = "198.51.100.9"
+
+
+@cngw_tb.test
+async def test_ra_04_a_peer_gateways_advice_reaches_the_sender(gw):
+    """RA-04 source gateway: a Rate Advice message that scapy builds (ICRC included) from the
+    peer gateway (QP 0) is taken off wan_rx, and the capable sender of a flow toward the prefix
+    behind that peer is told the peer's rate, below the port's own advice."""
+    await gw.csr.write("GW_IPV4", int(ipaddress.IPv4Address(GW_IPV4)))
+    await gw.csr.write("GW_MAC_HI", 0x0200)
+    await gw.csr.write("GW_MAC_LO", 0x00000B01)
+    await gw.csr.write("RA_CAPACITY_BYTES_PER_US", 1_250)  # 10 Gb/s: the port's advice is 10,000 Mb/s
+    for i, w in enumerate(words("10.1.0.0")):
+        await gw.csr.write(f"RA_CAP0_PREFIX_{i}", w)
+    await gw.csr.write("RA_CAP0_CONTROL", 1 | (96 + 16) << 8)
+    for i, (a, p) in enumerate(zip(words(PEER), words("10.200.0.0"))):
+        await gw.csr.write(f"RA_PEER0_ADDR_{i}", a)
+        await gw.csr.write(f"RA_PEER0_PREFIX_{i}", p)
+    await gw.csr.write("RA_PEER0_CONTROL", 1 | (96 + 16) << 8)
+    await gw.csr.write_field("RA_REMOTE_CONTROL", "accept", 1)
+    await insert_flow(gw, SENDER, RECEIVER, DQP, SQP)
+    await gw.csr.write_field("FEATURE_ENABLE", "rate_advice", 1)
+    advice = (Ether(src="02:77:00:00:00:02", dst="02:00:00:00:0b:01") / IP(src=PEER, dst=GW_IPV4)
+              / UDP(sport=49152, dport=4791) / BTH(opcode=0x1D, pkey=0xFFFF, dqpn=0)
+              / struct.pack("!IIII", 2_500, 1, 0, 0))
+    await gw.wan_rx.send(advice)
+    await ClockCycles(gw.clk, 40)
+    assert await gw.csr.read("RA_REMOTE_RECEIVED") == 1
+    assert await gw.csr.read("RA_PEER0_MBPS") == 2_500
+    await gw.dc_rx.send(data(SENDER, SENDER_MAC, 1))
+    cngw_tb.check_roce_frame(await gw.wan_tx.recv(timeout=200))
+    msg = await gw.dc_tx.recv(timeout=200)  # the peer's message itself never reaches dc_tx
+    pkt = cngw_tb.check_roce_frame(msg)
+    assert pkt[IP].src == GW_IPV4 and pkt[IP].dst == SENDER and pkt[BTH].dqpn == SQP
+    rate, version, body_dqp, body_sqp = struct.unpack("!IIII", bytes(pkt[BTH].payload)[:16])
+    assert (rate, version, body_dqp, body_sqp) == (2_500, 1, DQP, 0)
+    cngw_tb.check_with_tshark([msg])
+    await gw.drain()
+    assert await gw.csr.read("RA_SENT") == 1
