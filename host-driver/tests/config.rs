@@ -2108,6 +2108,20 @@ fn ra_02_config_law_registers() {
     );
 }
 
+/// Law parameter sets the ratio tests round: (capacity bytes/us, d us,
+/// T us).
+const LAW_SETS: [(u32, u32, u32); 9] = [
+    (12_500, 10_000, 1_000),
+    (12_500, 100, 10),
+    (50_000, 2_500, 250),
+    (1_250, 30_000, 3_000),
+    (1_048_575, 8_000, 7),
+    (1, 1, 1),
+    (3_125, 777, 333),
+    (125_000, 65_000, 65_000),
+    (12_345, 123_457, 1),
+];
+
 /// RA-02: the host's T/d and 1/(d C) round exactly as the model's
 /// `RcpParams::registers()`, for the driver's function and through a
 /// configuration file.
@@ -2115,19 +2129,7 @@ fn ra_02_config_law_registers() {
 fn ra_02_config_ratios_round_like_the_model() {
     use cngw_driver::rate_advice::law_registers;
     use cngw_model::rate_advice::RcpParams;
-    // (capacity bytes/us, d us, T us)
-    let sets = [
-        (12_500, 10_000, 1_000),
-        (12_500, 100, 10),
-        (50_000, 2_500, 250),
-        (1_250, 30_000, 3_000),
-        (1_048_575, 8_000, 7),
-        (1, 1, 1),
-        (3_125, 777, 333),
-        (125_000, 65_000, 65_000),
-        (12_345, 123_457, 1),
-    ];
-    for (capacity, rtt_us, interval_us) in sets {
+    for (capacity, rtt_us, interval_us) in LAW_SETS {
         let model = RcpParams {
             capacity,
             rtt_us,
@@ -2676,19 +2678,7 @@ fn ra_04_config_clears_stale_peers() {
 fn ra_04_config_dc_ratio_rounds_like_the_wan() {
     use cngw_driver::rate_advice::law_registers;
     use cngw_model::rate_advice::RcpParams;
-    // (capacity bytes/us, d us, T us)
-    let sets = [
-        (12_500, 10_000, 1_000),
-        (12_500, 100, 10),
-        (50_000, 2_500, 250),
-        (1_250, 30_000, 3_000),
-        (1_048_575, 8_000, 7),
-        (1, 1, 1),
-        (3_125, 777, 333),
-        (125_000, 65_000, 65_000),
-        (12_345, 123_457, 1),
-    ];
-    for (capacity, rtt_us, interval_us) in sets {
+    for (capacity, rtt_us, interval_us) in LAW_SETS {
         let model = RcpParams {
             capacity,
             rtt_us,
