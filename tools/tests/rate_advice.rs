@@ -11,6 +11,14 @@ fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/rate-advice/near-source.toml")
 }
 
+/// Asserts that `out` holds every one of `parts` (`context` names the
+/// case in the message).
+fn assert_contains_all(out: &str, context: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(out.contains(part), "{context}: {part:?} missing:\n{out}");
+    }
+}
+
 #[test]
 fn ra_01_status_shows_the_configured_example() {
     let run = cngw(&argv![
@@ -22,17 +30,19 @@ fn ra_01_status_shows_the_configured_example() {
     ])
     .expect_ok();
     let out = &run.stdout;
-    for line in [
-        "rate advice: on (FEATURE_ENABLE.rate_advice)\n",
-        "law: on (RCP every 1000 us); capacity 12500 bytes/us (100.00 Gb/s); the advice stays \
-         within [100, 100000] Mb/s\n",
-        "  T/d 6554/65536 (0.1000), 1/(d C) 34/2^32, alpha 102/256 (0.398), beta 58/256 (0.227)\n",
-        "messages: BTH opcode 0x1d; a changed advice at most once per 1000 us per flow\n",
-        "capable senders (RA-01):\n  0  10.1.0.0/16\n  1  2001:db8:100::/40\n",
-        "policy caps (RA-02):\n  0  10.1.2.0/24  20000 Mb/s\n",
-    ] {
-        assert!(out.contains(line), "{line:?} missing:\n{out}");
-    }
+    assert_contains_all(
+        out,
+        "status output",
+        &[
+            "rate advice: on (FEATURE_ENABLE.rate_advice)\n",
+            "law: on (RCP every 1000 us); capacity 12500 bytes/us (100.00 Gb/s); the advice stays \
+             within [100, 100000] Mb/s\n",
+            "  T/d 6554/65536 (0.1000), 1/(d C) 34/2^32, alpha 102/256 (0.398), beta 58/256 (0.227)\n",
+            "messages: BTH opcode 0x1d; a changed advice at most once per 1000 us per flow\n",
+            "capable senders (RA-01):\n  0  10.1.0.0/16\n  1  2001:db8:100::/40\n",
+            "policy caps (RA-02):\n  0  10.1.2.0/24  20000 Mb/s\n",
+        ],
+    );
     // The port's advice is a number of Mb/s within [min, 8 C] once the law
     // runs; no traffic crossed the fresh simulator, so no message was sent.
     assert!(
@@ -67,23 +77,21 @@ fn ra_01_status_shows_the_configured_example() {
         example()
     ])
     .expect_ok();
-    for needle in [
-        "{\"tool\": \"cngw rate-advice status\", \"schema_version\": 1, \"enabled\": true, \
-         \"law\": true, ",
-        "\"capacity_bytes_per_us\": 12500, \"ceiling_mbps\": 100000, \"interval_us\": 1000, \
-         \"alpha_q8\": 102, \"beta_q8\": 58, \"t_over_d_q16\": 6554, \"inv_dc_q32\": 34, \
-         \"min_mbps\": 100, \"flow_spacing_us\": 1000, \"opcode\": 29, ",
-        "\"capable\": [{\"index\": 0, \"prefix\": \"10.1.0.0/16\"}, {\"index\": 1, \"prefix\": \
-         \"2001:db8:100::/40\"}], ",
-        "\"policy\": [{\"index\": 0, \"prefix\": \"10.1.2.0/24\", \"mbps\": 20000}], ",
-        "\"counters\": {\"sent\": 0, \"held\": 0, \"no_sqp\": 0, \"queue_drops\": 0}}\n",
-    ] {
-        assert!(
-            run.stdout.contains(needle),
-            "{needle:?} missing:\n{}",
-            run.stdout
-        );
-    }
+    assert_contains_all(
+        &run.stdout,
+        "status output",
+        &[
+            "{\"tool\": \"cngw rate-advice status\", \"schema_version\": 1, \"enabled\": true, \
+             \"law\": true, ",
+            "\"capacity_bytes_per_us\": 12500, \"ceiling_mbps\": 100000, \"interval_us\": 1000, \
+             \"alpha_q8\": 102, \"beta_q8\": 58, \"t_over_d_q16\": 6554, \"inv_dc_q32\": 34, \
+             \"min_mbps\": 100, \"flow_spacing_us\": 1000, \"opcode\": 29, ",
+            "\"capable\": [{\"index\": 0, \"prefix\": \"10.1.0.0/16\"}, {\"index\": 1, \"prefix\": \
+             \"2001:db8:100::/40\"}], ",
+            "\"policy\": [{\"index\": 0, \"prefix\": \"10.1.2.0/24\", \"mbps\": 20000}], ",
+            "\"counters\": {\"sent\": 0, \"held\": 0, \"no_sqp\": 0, \"queue_drops\": 0}}\n",
+        ],
+    );
 }
 
 /// Other settings read back as written: the law off, another capacity,
@@ -100,17 +108,19 @@ fn ra_02_status_reads_back_other_settings() {
     .unwrap();
     let run = cngw(&argv!["rate-advice", "status", "--config", file]).expect_ok();
     let out = &run.stdout;
-    for line in [
-        "law: off; the advice is 8 C = 400000 Mb/s (capacity 50000 bytes/us, 400.00 Gb/s), \
-         capped by the policy entries\n",
-        "  T/d 65536/65536 (1.0000), 1/(d C) 859/2^32, alpha 128/256 (0.500), beta 64/256 \
-         (0.250)\n",
-        "messages: BTH opcode 0xc8;",
-        "capable senders (RA-01):\n  0  ::/0\n",
-        "policy caps (RA-02): none\n",
-    ] {
-        assert!(out.contains(line), "{line:?} missing:\n{out}");
-    }
+    assert_contains_all(
+        out,
+        "status output",
+        &[
+            "law: off; the advice is 8 C = 400000 Mb/s (capacity 50000 bytes/us, 400.00 Gb/s), \
+             capped by the policy entries\n",
+            "  T/d 65536/65536 (1.0000), 1/(d C) 859/2^32, alpha 128/256 (0.500), beta 64/256 \
+             (0.250)\n",
+            "messages: BTH opcode 0xc8;",
+            "capable senders (RA-01):\n  0  ::/0\n",
+            "policy caps (RA-02): none\n",
+        ],
+    );
     // After reset: off, the registers' reset values, no entry.
     let run = cngw(&["rate-advice", "status"]).expect_ok();
     assert!(
@@ -301,16 +311,18 @@ fn ra_04_status_shows_the_remote_examples() {
         ])
         .expect_ok();
         let out = &run.stdout;
-        for line in [
-            "rate advice: on (FEATURE_ENABLE.rate_advice)\n",
-            remote,
-            dc,
-            "  a peer's advice lapses 10000 us after its last message (RA_REMOTE_TIMEOUT_US)\n",
-            peer,
-            "  peer 1: not in use\n",
-        ] {
-            assert!(out.contains(line), "{file}: {line:?} missing:\n{out}");
-        }
+        assert_contains_all(
+            out,
+            file,
+            &[
+                "rate advice: on (FEATURE_ENABLE.rate_advice)\n",
+                remote,
+                dc,
+                "  a peer's advice lapses 10000 us after its last message (RA_REMOTE_TIMEOUT_US)\n",
+                peer,
+                "  peer 1: not in use\n",
+            ],
+        );
         // The data-centre port's advice is a number of Mb/s.
         assert!(
             out.lines().any(|l| l
@@ -369,36 +381,32 @@ fn ra_04_status_shows_the_remote_examples() {
         remote_example("remote-egress.toml")
     ])
     .expect_ok();
-    for needle in [
-        "\"remote\": {\"send\": true, \"accept\": false, \"timeout_us\": 10000, \
-         \"dc_port_rate_mbps\": ",
-        "\"dc_capacity_bytes_per_us\": 6250, \"dc_ceiling_mbps\": 50000, \"dc_inv_dc_q32\": 69, \
-         \"peers\": [{\"index\": 0, \"valid\": true, \"address\": \"198.51.100.2\", \"prefix\": \
-         \"10.1.0.0/16\", \"mbps\": 0}, {\"index\": 1, \"valid\": false, \"address\": null, \
-         \"prefix\": null, \"mbps\": 0}], \"counters\": {\"sent\": ",
-        "\"received\": 0, \"refused\": 0}}, \"counters\": {\"sent\": 0, ",
-    ] {
-        assert!(
-            run.stdout.contains(needle),
-            "{needle:?} missing:\n{}",
-            run.stdout
-        );
-    }
+    assert_contains_all(
+        &run.stdout,
+        "status output",
+        &[
+            "\"remote\": {\"send\": true, \"accept\": false, \"timeout_us\": 10000, \
+             \"dc_port_rate_mbps\": ",
+            "\"dc_capacity_bytes_per_us\": 6250, \"dc_ceiling_mbps\": 50000, \"dc_inv_dc_q32\": 69, \
+             \"peers\": [{\"index\": 0, \"valid\": true, \"address\": \"198.51.100.2\", \"prefix\": \
+             \"10.1.0.0/16\", \"mbps\": 0}, {\"index\": 1, \"valid\": false, \"address\": null, \
+             \"prefix\": null, \"mbps\": 0}], \"counters\": {\"sent\": ",
+            "\"received\": 0, \"refused\": 0}}, \"counters\": {\"sent\": 0, ",
+        ],
+    );
     // After reset: remote mode off, no peer, the reset timeout.
     let run = cngw(&["rate-advice", "status"]).expect_ok();
-    for line in [
-        "remote mode (RA-04): send off, accept off (RA_REMOTE_CONTROL)\n",
-        "  advice of the data-centre port: 100000 Mb/s (RA_DC_PORT_RATE_MBPS); capacity 12500 \
-         bytes/us (100.00 Gb/s, ceiling 100000 Mb/s), 1/(d C) 34/2^32\n",
-        "  a peer's advice lapses 10000 us after its last message (RA_REMOTE_TIMEOUT_US)\n",
-        "  peer 0: not in use\n  peer 1: not in use\n",
-    ] {
-        assert!(
-            run.stdout.contains(line),
-            "{line:?} missing:\n{}",
-            run.stdout
-        );
-    }
+    assert_contains_all(
+        &run.stdout,
+        "status output",
+        &[
+            "remote mode (RA-04): send off, accept off (RA_REMOTE_CONTROL)\n",
+            "  advice of the data-centre port: 100000 Mb/s (RA_DC_PORT_RATE_MBPS); capacity 12500 \
+             bytes/us (100.00 Gb/s, ceiling 100000 Mb/s), 1/(d C) 34/2^32\n",
+            "  a peer's advice lapses 10000 us after its last message (RA_REMOTE_TIMEOUT_US)\n",
+            "  peer 0: not in use\n  peer 1: not in use\n",
+        ],
+    );
 }
 
 /// RA-04: an IPv6 peer and the other remote keys read back from the
@@ -415,21 +423,19 @@ fn ra_04_status_reads_back_an_ipv6_peer() {
     )
     .unwrap();
     let run = cngw(&argv!["rate-advice", "status", "--config", file]).expect_ok();
-    for line in [
-        "remote mode (RA-04): send off, accept on (RA_REMOTE_CONTROL)\n",
-        "capacity 50000 bytes/us (400.00 Gb/s, ceiling 400000 Mb/s), 1/(d C) 9/2^32\n",
-        "  a peer's advice never lapses (RA_REMOTE_TIMEOUT_US 0)\n",
-        "  peer 0: 198.51.100.1 in front of 10.2.0.0/16; no advice in force (none received, or \
-         lapsed)\n",
-        "  peer 1: 2001:db8::1 in front of 2001:db8:200::/40; no advice in force (none received, \
-         or lapsed)\n",
-    ] {
-        assert!(
-            run.stdout.contains(line),
-            "{line:?} missing:\n{}",
-            run.stdout
-        );
-    }
+    assert_contains_all(
+        &run.stdout,
+        "status output",
+        &[
+            "remote mode (RA-04): send off, accept on (RA_REMOTE_CONTROL)\n",
+            "capacity 50000 bytes/us (400.00 Gb/s, ceiling 400000 Mb/s), 1/(d C) 9/2^32\n",
+            "  a peer's advice never lapses (RA_REMOTE_TIMEOUT_US 0)\n",
+            "  peer 0: 198.51.100.1 in front of 10.2.0.0/16; no advice in force (none received, or \
+             lapsed)\n",
+            "  peer 1: 2001:db8::1 in front of 2001:db8:200::/40; no advice in force (none received, \
+             or lapsed)\n",
+        ],
+    );
 }
 
 /// RA-04: bad remote settings in the examples are refused before any
