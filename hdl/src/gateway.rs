@@ -70,7 +70,11 @@
 //! per clock with a latency of two clocks; the parsers only watch. Parsed
 //! headers leave on `dc_hdr`/`wan_hdr` one clock after a frame's last beat
 //! enters.
-//! `reset` is synchronous and active high.
+//! `reset` is synchronous and active high. It is registered once
+//! (`reset_reg`) before it reaches any block, so it takes effect one clock
+//! after the input rises and ends one clock after it falls: no input port
+//! drives the blocks' reset logic combinationally (a fan-out of every
+//! flip-flop, and logic Verilator would evaluate on every input change).
 
 use crate::csr::{AxiLiteSlave, CsrBlock};
 use crate::ecn::CeMarker;
@@ -573,6 +577,8 @@ pub struct Gateway {
     /// Flow-table requests in flight (five clocks): SIP [127:0], source MAC
     /// [175:128], P_Key [191:176], IPv6 [192], data request [193], CSR
     /// request [194], Fast CNP translation read [195].
+    /// `reset`, registered (see the module documentation).
+    reset_reg: DFF<Bit>,
     pipe: Vec<DFF<Bits<199>>>,
     cmd_pending: DFF<Bit>,
     cmd_op: DFF<Bits<3>>,
@@ -763,6 +769,7 @@ impl Default for Gateway {
             dc_tx_mux: Default::default(),
             us_div: Default::default(),
             now_us: Default::default(),
+            reset_reg: Default::default(),
             pipe: (0..5).map(|_| Default::default()).collect(),
             cmd_pending: Default::default(),
             cmd_op: Default::default(),
@@ -883,6 +890,7 @@ impl Logic for Gateway {
         dff_setup!(
             self,
             clock,
+            reset_reg,
             queue_depth,
             ext_depth,
             dc_acc,
@@ -929,6 +937,7 @@ impl Logic for Gateway {
             rr_received,
             rr_refused
         );
+        self.reset_reg.d.next = self.reset.val();
         for i in 0..6 {
             self.decap_counts[i].clock.next = self.clock.val();
             self.encap_counts[i].clock.next = self.clock.val();
@@ -938,27 +947,27 @@ impl Logic for Gateway {
             self.psn_pipe[i].clock.next = self.clock.val();
             self.frame_pipe[i].clock.next = self.clock.val();
         }
-        self.flow_table.reset.next = self.reset.val();
-        self.meter.reset.next = self.reset.val();
-        self.lh.reset.next = self.reset.val();
-        self.formats.reset.next = self.reset.val();
-        self.builder.reset.next = self.reset.val();
-        self.dc_tx_mux.reset.next = self.reset.val();
-        self.cn_gen.reset.next = self.reset.val();
-        self.cn_mux.reset.next = self.reset.val();
-        self.dc_in.reset.next = self.reset.val();
-        self.dc_out.reset.next = self.reset.val();
-        self.ce_marker.reset.next = self.reset.val();
-        self.wan_in.reset.next = self.reset.val();
-        self.wan_out.reset.next = self.reset.val();
-        self.dc_parser.reset.next = self.reset.val();
-        self.wan_parser.reset.next = self.reset.val();
-        self.dc_counters.reset.next = self.reset.val();
-        self.wan_counters.reset.next = self.reset.val();
-        self.dc_snoop.reset.next = self.reset.val();
-        self.wan_snoop.reset.next = self.reset.val();
-        self.learner.reset.next = self.reset.val();
-        self.csr.reset.next = self.reset.val();
+        self.flow_table.reset.next = self.reset_reg.q.val();
+        self.meter.reset.next = self.reset_reg.q.val();
+        self.lh.reset.next = self.reset_reg.q.val();
+        self.formats.reset.next = self.reset_reg.q.val();
+        self.builder.reset.next = self.reset_reg.q.val();
+        self.dc_tx_mux.reset.next = self.reset_reg.q.val();
+        self.cn_gen.reset.next = self.reset_reg.q.val();
+        self.cn_mux.reset.next = self.reset_reg.q.val();
+        self.dc_in.reset.next = self.reset_reg.q.val();
+        self.dc_out.reset.next = self.reset_reg.q.val();
+        self.ce_marker.reset.next = self.reset_reg.q.val();
+        self.wan_in.reset.next = self.reset_reg.q.val();
+        self.wan_out.reset.next = self.reset_reg.q.val();
+        self.dc_parser.reset.next = self.reset_reg.q.val();
+        self.wan_parser.reset.next = self.reset_reg.q.val();
+        self.dc_counters.reset.next = self.reset_reg.q.val();
+        self.wan_counters.reset.next = self.reset_reg.q.val();
+        self.dc_snoop.reset.next = self.reset_reg.q.val();
+        self.wan_snoop.reset.next = self.reset_reg.q.val();
+        self.learner.reset.next = self.reset_reg.q.val();
+        self.csr.reset.next = self.reset_reg.q.val();
 
         // dc_rx -> wan_tx: the parser watches what enters the CE marker.
         // FCN-02/PE-01: in the ingress-PE role the marked frames wait in
@@ -969,14 +978,14 @@ impl Logic for Gateway {
         // between data frames (a combinational mux: no added latency).
         AxisSource::join(&mut self.dc_out.m, &mut self.wan_tx_mux.a);
         AxisSource::link(&mut self.wan_tx, &mut self.wan_tx_mux.m);
-        self.wan_tx_mux.reset.next = self.reset.val();
+        self.wan_tx_mux.reset.next = self.reset_reg.q.val();
         self.ingress.next = self.csr.values[198].val().get_bit(2);
         self.dc_mid_ready.next = self.dc_out.s.tready.val();
         if self.ingress.val() {
             self.dc_mid_ready.next = self.ingress_q.s.tready.val();
         }
         self.ce_marker.m.tready.next = self.dc_mid_ready.val();
-        self.ingress_q.reset.next = self.reset.val() | !self.ingress.val();
+        self.ingress_q.reset.next = self.reset_reg.q.val() | !self.ingress.val();
         self.ingress_q.s.tdata.next = self.ce_marker.m.tdata.val();
         self.ingress_q.s.tkeep.next = self.ce_marker.m.tkeep.val();
         self.ingress_q.s.tlast.next = self.ce_marker.m.tlast.val();
@@ -984,7 +993,7 @@ impl Logic for Gateway {
         self.ingress_q.s.tvalid.next = self.ce_marker.m.tvalid.val() & self.ingress.val();
         // PE-05: the shaper takes each frame with its label (offered only
         // with it) and hands it on with its label and path.
-        self.shaper.reset.next = self.reset.val() | !self.ingress.val();
+        self.shaper.reset.next = self.reset_reg.q.val() | !self.ingress.val();
         self.shaper.s.tdata.next = self.ingress_q.m.tdata.val();
         self.shaper.s.tkeep.next = self.ingress_q.m.tkeep.val();
         self.shaper.s.tlast.next = self.ingress_q.m.tlast.val();
@@ -992,7 +1001,7 @@ impl Logic for Gateway {
         self.shaper.s.tvalid.next = self.ingress_q.m.tvalid.val();
         self.shaper.s_label.next = self.ingress_q.m_label.val();
         self.ingress_q.m.tready.next = self.shaper.s.tready.val();
-        self.encap.reset.next = self.reset.val() | !self.ingress.val();
+        self.encap.reset.next = self.reset_reg.q.val() | !self.ingress.val();
         self.encap.s.tdata.next = self.shaper.m.tdata.val();
         self.encap.s.tkeep.next = self.shaper.m.tkeep.val();
         self.encap.s.tlast.next = self.shaper.m.tlast.val();
@@ -1031,7 +1040,7 @@ impl Logic for Gateway {
         if self.ce_marker.marked.val() {
             self.ce_marked_count.d.next = self.ce_marked_count.q.val() + 1;
         }
-        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+        if self.reset_reg.q.val() | self.csr.values[5].val().get_bit(0) {
             self.ce_marked_count.d.next = 0.into();
         }
         HeaderSource::link(&mut self.dc_hdr, &mut self.dc_parser.hdr);
@@ -1128,7 +1137,7 @@ impl Logic for Gateway {
         // set (LH_TOD_CONTROL.set); `capture` latches the uptime for the
         // host. A notification carries the time of day of the clock it was
         // decided in (the controller keeps it with the job).
-        self.tod.reset.next = self.reset.val();
+        self.tod.reset.next = self.reset_reg.q.val();
         self.tod.increment.next = self.csr.values[143].val();
         self.tod.base.next = (bit_cast::<64, 32>(self.csr.values[144].val()) << 32)
             | bit_cast::<64, 32>(self.csr.values[145].val());
@@ -1157,7 +1166,7 @@ impl Logic for Gateway {
                 }
             }
         }
-        if self.reset.val() {
+        if self.reset_reg.q.val() {
             self.us_div.d.next = 0.into();
             self.now_us.d.next = 0.into();
             self.qgr_us.d.next = 0.into();
@@ -1179,7 +1188,7 @@ impl Logic for Gateway {
         // ECT(0)/ECT(1) frame.
         self.pe_marking.next =
             self.csr.values[4].val().get_bit(3) & self.csr.values[159].val().get_bit(0);
-        self.two_threshold.reset.next = self.reset.val();
+        self.two_threshold.reset.next = self.reset_reg.q.val();
         self.two_threshold.avg.next = self.meter.avg.val();
         self.two_threshold.tick.next = self.us_tick.val();
         self.two_threshold.t1.next = self.csr.values[160].val();
@@ -1203,7 +1212,7 @@ impl Logic for Gateway {
             bit_cast::<17, 16>(self.two_threshold.lfsr_value.val()) < self.two_threshold.p_ce.val();
         self.fcn_light.next = bit_cast::<17, 16>(self.two_threshold.lfsr_value.val())
             < self.two_threshold.p_ect1.val();
-        self.fcn.reset.next = self.reset.val();
+        self.fcn.reset.next = self.reset_reg.q.val();
         self.fcn.enable.next = self.fcn_wan.val();
         self.fcn.ev_valid.next =
             self.ce_marker.draw.val() & (self.fcn_light.val() | self.fcn_severe.val());
@@ -1246,7 +1255,7 @@ impl Logic for Gateway {
             | (self.csr.values[189].val() << 24);
         self.fcn_cnp_mac.next = bit_cast::<48, 32>(self.dom_lanes[8].val())
             | (bit_cast::<48, 32>(self.dom_lanes[9].val()) << 16);
-        self.fcn_rx.reset.next = self.reset.val();
+        self.fcn_rx.reset.next = self.reset_reg.q.val();
         self.fcn_rx.tdata.next = self.wan_in.m.tdata.val();
         self.fcn_rx.tkeep.next = self.wan_in.m.tkeep.val();
         self.fcn_rx.tlast.next = self.wan_in.m.tlast.val();
@@ -1266,7 +1275,7 @@ impl Logic for Gateway {
             | (bit_cast::<128, 32>(self.dom_lanes[7].val()) << 96);
         self.fcn_rx.dom1_len.next = self.csr.values[185].val().get_bits::<8>(8);
         self.fcn_rx.dom1_valid.next = self.csr.values[185].val().get_bit(0);
-        self.wan_filter.reset.next = self.reset.val();
+        self.wan_filter.reset.next = self.reset_reg.q.val();
         self.wan_filter.drop.next =
             self.fcn_rx.claim.val() | self.proxy_rx.claim.val() | self.ra_rx.claim.val();
         if self.wan_filter.dropped.val() & self.fcn_rx.claim.val() {
@@ -1278,7 +1287,7 @@ impl Logic for Gateway {
         if self.proxy_rx.busy_drop.val() {
             self.proxy_busy_count.d.next = self.proxy_busy_count.q.val() + 1;
         }
-        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+        if self.reset_reg.q.val() | self.csr.values[5].val().get_bit(0) {
             self.fcn_rx_count.d.next = 0.into();
             self.proxy_rx_count.d.next = 0.into();
             self.proxy_busy_count.d.next = 0.into();
@@ -1286,7 +1295,7 @@ impl Logic for Gateway {
         // PX-02/PX-04: the proxy (FEATURE_ENABLE.proxy_cn, PROXY_CONTROL).
         self.proxy_on.next =
             self.csr.values[4].val().get_bit(4) & self.csr.values[253].val().get_bit(0);
-        self.proxy_rx.reset.next = self.reset.val();
+        self.proxy_rx.reset.next = self.reset_reg.q.val();
         self.proxy_rx.tdata.next = self.wan_in.m.tdata.val();
         self.proxy_rx.tkeep.next = self.wan_in.m.tkeep.val();
         self.proxy_rx.tlast.next = self.wan_in.m.tlast.val();
@@ -1294,7 +1303,7 @@ impl Logic for Gateway {
         self.proxy_rx.tready.next = self.wan_filter.s.tready.val();
         self.proxy_rx.enable.next = self.proxy_on.val();
         self.proxy_rx.udp_port.next = self.csr.values[254].val().get_bits::<16>(0);
-        self.proxy_tr.reset.next = self.reset.val();
+        self.proxy_tr.reset.next = self.reset_reg.q.val();
         self.proxy_tr.enable.next = self.proxy_on.val();
         self.proxy_tr.filter.next = self.csr.values[253].val().get_bit(1);
         self.proxy_tr.msg_valid.next = self.proxy_rx.msg_valid.val();
@@ -1330,7 +1339,7 @@ impl Logic for Gateway {
         self.proxy_tr.resp_sip.next = self.flow_table.resp_entry.val().key.get_bits::<128>(152);
         // PX-03: the prefix -> proxy table (indirect access; the look-up
         // port serves PROXY_LOOKUP_ADDR).
-        self.proxy_table.reset.next = self.reset.val();
+        self.proxy_table.reset.next = self.reset_reg.q.val();
         self.proxy_table.index.next = self.csr.values[278].val().get_bits::<4>(0);
         self.proxy_table.commit.next = self.csr.values[279].val().get_bit(0);
         self.proxy_table.stage_valid.next = self.csr.values[277].val().get_bit(0);
@@ -1350,7 +1359,7 @@ impl Logic for Gateway {
             | (bit_cast::<128, 32>(self.csr.values[291].val()) << 32)
             | bit_cast::<128, 32>(self.csr.values[292].val());
 
-        self.fcn_tr.reset.next = self.reset.val();
+        self.fcn_tr.reset.next = self.reset_reg.q.val();
         self.fcn_tr.enable.next = self.fcn_ingress.val();
         self.fcn_tr.msg_valid.next = self.fcn_rx.msg_valid.val();
         self.fcn_tr.msg_label.next = self.fcn_rx.msg_label.val();
@@ -1386,7 +1395,7 @@ impl Logic for Gateway {
         if self.ce_marker.pe_ce_marked.val() {
             self.pe_ce_count.d.next = self.pe_ce_count.q.val() + 1;
         }
-        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+        if self.reset_reg.q.val() | self.csr.values[5].val().get_bit(0) {
             self.pe_ect1_count.d.next = 0.into();
             self.pe_ce_count.d.next = 0.into();
         }
@@ -1461,7 +1470,7 @@ impl Logic for Gateway {
             self.mul_acc.d.next = 0.into();
             self.mul_share.d.next = self.csr.values[150].val().get_bits::<8>(0);
         }
-        if self.reset.val() {
+        if self.reset_reg.q.val() {
             self.dc_acc.d.next = 0.into();
             self.obs_us.d.next = 0.into();
             self.obs_epoch.d.next = 0.into();
@@ -1663,7 +1672,7 @@ impl Logic for Gateway {
         self.psn_pipe[2].d.next = self.psn_pipe[1].q.val();
         self.psn_pipe[3].d.next = self.psn_pipe[2].q.val();
         self.psn_pipe[4].d.next = self.psn_pipe[3].q.val();
-        self.psn_pairer.reset.next = self.reset.val();
+        self.psn_pairer.reset.next = self.reset_reg.q.val();
         self.psn_pairer.enable.next = self.csr.values[83].val().get_bit(1);
         self.psn_pairer.clear_counters.next = self.csr.values[5].val().get_bit(0);
         self.psn_pairer.window.next = self.csr.values[154].val().get_bits::<24>(0);
@@ -1715,7 +1724,7 @@ impl Logic for Gateway {
         }
         self.ingress_q.lbl_valid.next = self.frame_pipe[4].q.val();
         self.ingress_q.lbl_label.next = self.flow_label.val();
-        if self.reset.val() {
+        if self.reset_reg.q.val() {
             for i in 0..5 {
                 self.pipe[i].d.next = 0.into();
                 self.psn_pipe[i].d.next = 0.into();
@@ -1887,7 +1896,7 @@ impl Logic for Gateway {
             self.ra_us.d.next = 0.into();
             self.ra_bytes.d.next = 0.into();
         }
-        self.ra_law.reset.next = self.reset.val();
+        self.ra_law.reset.next = self.reset_reg.q.val();
         self.ra_law.law.next = self.csr.values[301].val().get_bit(0);
         self.ra_law.start.next = self.ra_end.val();
         self.ra_law.arrived.next = bit_cast::<32, 33>(self.ra_sum.val());
@@ -1964,7 +1973,7 @@ impl Logic for Gateway {
         if self.ra_end.val() {
             self.ra_dc_bytes.d.next = 0.into();
         }
-        self.ra_law_dc.reset.next = self.reset.val();
+        self.ra_law_dc.reset.next = self.reset_reg.q.val();
         self.ra_law_dc.law.next = self.csr.values[301].val().get_bit(0);
         self.ra_law_dc.start.next = self.ra_end.val();
         self.ra_law_dc.arrived.next = bit_cast::<32, 33>(self.ra_dc_sum.val());
@@ -1998,7 +2007,7 @@ impl Logic for Gateway {
             self.rs_mask.next = self.rs_mask.val() | 2;
         }
         // Source role: the peers' advice from wan_rx.
-        self.ra_rx.reset.next = self.reset.val();
+        self.ra_rx.reset.next = self.reset_reg.q.val();
         self.ra_rx.enable.next = self.ra_on.val() & self.csr.values[337].val().get_bit(1);
         self.ra_rx.others.next = self.fcn_rx.claim.val() | self.proxy_rx.claim.val();
         self.ra_rx.tdata.next = self.wan_in.m.tdata.val();
@@ -2021,7 +2030,7 @@ impl Logic for Gateway {
         if self.ra_rx.refused.val() {
             self.rr_refused.d.next = self.rr_refused.q.val() + 1;
         }
-        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+        if self.reset_reg.q.val() | self.csr.values[5].val().get_bit(0) {
             self.rr_received.d.next = 0.into();
             self.rr_refused.d.next = 0.into();
         }
@@ -2060,7 +2069,7 @@ impl Logic for Gateway {
                 | ((self.csr.values[331 + i].val() << 8) & 0xFF_0000)
                 | (self.csr.values[331 + i].val() << 24);
         }
-        self.advisor.reset.next = self.reset.val();
+        self.advisor.reset.next = self.reset_reg.q.val();
         self.advisor.enable.next = self.csr.values[4].val().get_bit(5);
         self.advisor.clear_counters.next = self.csr.values[5].val().get_bit(0);
         self.advisor.res_valid.next = self.lh.res_valid.val();
@@ -2150,11 +2159,11 @@ impl Logic for Gateway {
             self.rs_pend.d.next = self.rs_mask.val();
             self.rs_rate.d.next = self.ra_law_dc.rate.val();
         }
-        if self.reset.val() {
+        if self.reset_reg.q.val() {
             self.rs_wait.d.next = 0.into();
             self.rs_pend.d.next = 0.into();
         }
-        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+        if self.reset_reg.q.val() | self.csr.values[5].val().get_bit(0) {
             self.rs_count.d.next = 0.into();
         }
         self.fcn.gw_ipv6.next = self.gw_ipv6.val();
@@ -2162,7 +2171,7 @@ impl Logic for Gateway {
         self.proxy_rx.gw_ipv4.next = self.gw_ipv4.val().get_bits::<32>(96);
         self.proxy_rx.gw_ipv6.next = self.gw_ipv6.val();
         // PE-02/PE-06 decapsulation settings and counters.
-        self.decap.reset.next = self.reset.val();
+        self.decap.reset.next = self.reset_reg.q.val();
         self.decap.pe_ipv6.next = self.gw_ipv6.val();
         self.decap.pe_src_mac.next = self.gw_mac.val();
         self.tunnel_lanes[0].next =
@@ -2198,7 +2207,7 @@ impl Logic for Gateway {
         if self.decap.runt_dropped.val() {
             self.decap_counts[5].d.next = self.decap_counts[5].q.val() + 1;
         }
-        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+        if self.reset_reg.q.val() | self.csr.values[5].val().get_bit(0) {
             for i in 0..6 {
                 self.decap_counts[i].d.next = 0.into();
             }
@@ -2337,7 +2346,7 @@ impl Logic for Gateway {
         if self.ingress_q.cut.val() {
             self.encap_counts[5].d.next = self.encap_counts[5].q.val() + 1;
         }
-        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+        if self.reset_reg.q.val() | self.csr.values[5].val().get_bit(0) {
             for i in 0..6 {
                 self.encap_counts[i].d.next = 0.into();
             }
@@ -2460,7 +2469,7 @@ impl Logic for Gateway {
         {
             self.notify_count.d.next = self.notify_count.q.val() + 1;
         }
-        if self.reset.val() | self.csr.values[5].val().get_bit(0) {
+        if self.reset_reg.q.val() | self.csr.values[5].val().get_bit(0) {
             self.notify_count.d.next = 0.into();
         }
 
@@ -2480,7 +2489,7 @@ impl Logic for Gateway {
         if self.csr.values[88].val().get_bit(0) {
             self.queue_depth.d.next = self.meter.vq_depth.val();
         }
-        if self.reset.val() {
+        if self.reset_reg.q.val() {
             self.queue_depth.d.next = 0.into();
             self.ext_depth.d.next = 0.into();
         }
@@ -2613,7 +2622,8 @@ const _: () = assert!(crate::lh::format_table::LATENCY == 5);
 pub fn gateway_verilog() -> String {
     let mut uut = Gateway::default();
     uut.connect_all();
-    generate_verilog(&uut)
+    crate::verilog::restructure(&generate_verilog(&uut))
+        .unwrap_or_else(|e| panic!("cannot restructure the gateway's Verilog: {e}"))
 }
 
 #[cfg(test)]

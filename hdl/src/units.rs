@@ -8,7 +8,8 @@ use rust_hdl::prelude::*;
 
 fn verilog_of<B: Block>(mut block: B) -> String {
     block.connect_all();
-    generate_verilog(&block)
+    crate::verilog::restructure(&generate_verilog(&block))
+        .unwrap_or_else(|e| panic!("cannot restructure a unit's Verilog: {e}"))
 }
 
 /// (unit name, Verilog with top module `top`) of every unit-tested block.

@@ -377,7 +377,9 @@ impl Gateway {
         self.set_u32(self.reset, 1);
         self.run(4);
         self.set_u32(self.reset, 0);
-        self.reset_released_at = self.cycle();
+        // The gateway registers `reset` once before its blocks see it, so
+        // their first clock out of reset is the one after the input falls.
+        self.reset_released_at = self.cycle() + 1;
         // The flow table clears its block RAM after reset, one bucket per
         // clock; frames before that would pass but not be looked up.
         self.run(FLOW_TABLE_FLUSH_CLOCKS);

@@ -414,6 +414,11 @@ pub fn expect_scheduled(
     exp
 }
 
+/// Clocks from a CSR read's address handshake to the clock its register is
+/// sampled in (`CsrBlock` registers the address and decodes it in the next
+/// clock).
+pub const CSR_READ_SAMPLE_CLOCKS: u64 = 1;
+
 /// LH-02: the depth of the gateway's virtual egress queue during `run`, as
 /// depth steps (relative clocks): the model's [`virtual_queue_steps`] over
 /// the frames that left on wan_tx, at the drain rate the model's registers
@@ -430,7 +435,11 @@ pub fn internal_queue_steps(model: &GatewayModel, run: &ScheduledCapture) -> Vec
             .collect(),
         _ => Vec::new(),
     };
-    virtual_queue_steps(drain, &arrivals, run.end_cycle)
+    // Through the clock in which the first register read after the run
+    // samples its register: the CSR block decodes an accepted address in
+    // the clock after (`CsrBlock`), so the depth `compare_counters` reads
+    // is the one of clock `end_cycle`.
+    virtual_queue_steps(drain, &arrivals, run.end_cycle + CSR_READ_SAMPLE_CLOCKS)
         .into_iter()
         .map(|(c, bytes)| DepthStep {
             cycle: c - run.start_cycle,

@@ -15,9 +15,16 @@
 //! writable register, SLVERR on a read-only one (nothing changes), DECERR on
 //! an unmapped or misaligned address. Reads answer DECERR on unmapped
 //! addresses. Write-pulse registers read as 0 and drive their `values` entry
-//! with the written bits for exactly one clock. Responses are registered; a
-//! write or read takes two clocks when the master is ready for the response.
-//! A synchronous `reset` restores every reset value.
+//! with the written bits for exactly one clock. A synchronous `reset`
+//! restores every reset value.
+//!
+//! Timing: the slave registers an accepted address (and write data) first
+//! and decodes it in the next clock, so no AXI input reaches the
+//! register-map decode combinationally (365 comparators: a long path in the
+//! FPGA and, in Verilator, logic evaluated on every input change). A write
+//! takes effect in the clock its response is raised; a write or read takes
+//! three clocks when the master is ready for the response (accept, decode,
+//! respond).
 
 use super::axil::AxiLiteSlave;
 use cngw_regmap::{Access, REGISTERS};
@@ -51,6 +58,13 @@ pub struct CsrBlock {
     rvalid: DFF<Bit>,
     rresp: DFF<Bits<2>>,
     rdata: DFF<Bits<32>>,
+    // An accepted write or read waiting for its decode.
+    w_pending: DFF<Bit>,
+    w_addr: DFF<Bits<12>>,
+    w_data: DFF<Bits<32>>,
+    w_mask: DFF<Bits<32>>,
+    r_pending: DFF<Bit>,
+    r_addr: DFF<Bits<12>>,
     // Combinational.
     write_go: Signal<Local, Bit>,
     read_go: Signal<Local, Bit>,
@@ -110,6 +124,12 @@ impl Default for CsrBlock {
             rvalid: Default::default(),
             rresp: Default::default(),
             rdata: Default::default(),
+            w_pending: Default::default(),
+            w_addr: Default::default(),
+            w_data: Default::default(),
+            w_mask: Default::default(),
+            r_pending: Default::default(),
+            r_addr: Default::default(),
             write_go: Default::default(),
             read_go: Default::default(),
             write_mask: Default::default(),
@@ -128,7 +148,10 @@ impl Default for CsrBlock {
 impl Logic for CsrBlock {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, bvalid, bresp, rvalid, rresp, rdata);
+        dff_setup!(
+            self, clock, bvalid, bresp, rvalid, rresp, rdata, w_pending, w_addr, w_data, w_mask,
+            r_pending, r_addr
+        );
         for i in 0..REGISTERS.len() {
             self.storage[i].clock.next = self.clock.val();
             self.storage[i].d.next = self.storage[i].q.val();
@@ -143,9 +166,12 @@ impl Logic for CsrBlock {
         self.s_axil.rresp.next = self.rresp.q.val();
         self.s_axil.rdata.next = self.rdata.q.val();
 
-        // Write channel: address and data are taken together, one at a time.
-        self.write_go.next =
-            self.s_axil.awvalid.val() & self.s_axil.wvalid.val() & !self.bvalid.q.val();
+        // Write channel: address and data are taken together, one at a time,
+        // registered, and decoded in the next clock.
+        self.write_go.next = self.s_axil.awvalid.val()
+            & self.s_axil.wvalid.val()
+            & !self.bvalid.q.val()
+            & !self.w_pending.q.val();
         self.s_axil.awready.next = self.write_go.val();
         self.s_axil.wready.next = self.write_go.val();
         self.mask_byte0.next = 0.into();
@@ -168,25 +194,33 @@ impl Logic for CsrBlock {
             | self.mask_byte1.val()
             | self.mask_byte2.val()
             | self.mask_byte3.val();
+        self.w_pending.d.next = self.write_go.val();
+        if self.write_go.val() {
+            self.w_addr.d.next = self.s_axil.awaddr.val();
+            self.w_data.d.next = self.s_axil.wdata.val();
+            self.w_mask.d.next = self.write_mask.val();
+        }
         self.write_hit.next = false;
         self.write_hit_writable.next = false;
-        for i in 0..REGISTERS.len() {
-            if self.s_axil.awaddr.val() == self.offsets[i].val() {
-                self.write_hit.next = true;
-                if self.is_storage[i].val() | self.is_pulse[i].val() {
-                    self.write_hit_writable.next = true;
-                    if self.write_go.val() {
-                        self.storage[i].d.next = (self.storage[i].q.val() & !self.write_mask.val())
-                            | (self.s_axil.wdata.val() & self.write_mask.val());
+        // The decode runs only for a pending write (in Verilator, the body of
+        // a false `if` is skipped: the register map costs nothing on idle
+        // clocks).
+        if self.w_pending.q.val() {
+            for i in 0..REGISTERS.len() {
+                if self.w_addr.q.val() == self.offsets[i].val() {
+                    self.write_hit.next = true;
+                    if self.is_storage[i].val() | self.is_pulse[i].val() {
+                        self.write_hit_writable.next = true;
+                        self.storage[i].d.next = (self.storage[i].q.val() & !self.w_mask.q.val())
+                            | (self.w_data.q.val() & self.w_mask.q.val());
                         if self.is_pulse[i].val() {
-                            self.storage[i].d.next =
-                                self.s_axil.wdata.val() & self.write_mask.val();
+                            self.storage[i].d.next = self.w_data.q.val() & self.w_mask.q.val();
                         }
                     }
                 }
             }
         }
-        if self.write_go.val() {
+        if self.w_pending.q.val() {
             self.bvalid.d.next = true;
             if self.write_hit_writable.val() {
                 self.bresp.d.next = 0.into();
@@ -199,26 +233,34 @@ impl Logic for CsrBlock {
             self.bvalid.d.next = false;
         }
 
-        // Read channel.
-        self.read_go.next = self.s_axil.arvalid.val() & !self.rvalid.q.val();
+        // Read channel: the address is registered and decoded in the next
+        // clock.
+        self.read_go.next =
+            self.s_axil.arvalid.val() & !self.rvalid.q.val() & !self.r_pending.q.val();
         self.s_axil.arready.next = self.read_go.val();
+        self.r_pending.d.next = self.read_go.val();
+        if self.read_go.val() {
+            self.r_addr.d.next = self.s_axil.araddr.val();
+        }
         self.read_hit.next = false;
         self.read_value.next = 0.into();
-        for i in 0..REGISTERS.len() {
-            if self.s_axil.araddr.val() == self.offsets[i].val() {
-                self.read_hit.next = true;
-                if self.is_storage[i].val() {
-                    self.read_value.next = self.storage[i].q.val();
-                } else if self.is_status[i].val() {
-                    self.read_value.next = self.status[i].val();
-                } else if self.is_pulse[i].val() {
-                    self.read_value.next = 0.into();
-                } else {
-                    self.read_value.next = self.reset_values[i].val();
+        if self.r_pending.q.val() {
+            for i in 0..REGISTERS.len() {
+                if self.r_addr.q.val() == self.offsets[i].val() {
+                    self.read_hit.next = true;
+                    if self.is_storage[i].val() {
+                        self.read_value.next = self.storage[i].q.val();
+                    } else if self.is_status[i].val() {
+                        self.read_value.next = self.status[i].val();
+                    } else if self.is_pulse[i].val() {
+                        self.read_value.next = 0.into();
+                    } else {
+                        self.read_value.next = self.reset_values[i].val();
+                    }
                 }
             }
         }
-        if self.read_go.val() {
+        if self.r_pending.q.val() {
             self.rvalid.d.next = true;
             self.rdata.d.next = self.read_value.val();
             if self.read_hit.val() {
@@ -233,6 +275,8 @@ impl Logic for CsrBlock {
         if self.reset.val() {
             self.bvalid.d.next = false;
             self.rvalid.d.next = false;
+            self.w_pending.d.next = false;
+            self.r_pending.d.next = false;
             for i in 0..REGISTERS.len() {
                 self.storage[i].d.next = self.reset_values[i].val();
                 if !self.is_storage[i].val() {

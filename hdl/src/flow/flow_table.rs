@@ -347,6 +347,11 @@ pub struct FlowTable<const BUCKET_BITS: usize, const STASH: usize> {
     stash_expired: Signal<Local, Bit>,
     aged_now: Signal<Local, Bits<3>>,
     aged_learned_now: Signal<Local, Bits<3>>,
+    /// The ways' part of `aged_now` / `aged_learned_now` (kept apart so
+    /// that the statement selecting the entry does not also read
+    /// `stash_expired`, which follows from the selected entry).
+    aged_ways: Signal<Local, Bits<3>>,
+    aged_ways_learned: Signal<Local, Bits<3>>,
     occupancy_next: Signal<Local, Bits<32>>,
     learned_next: Signal<Local, Bits<32>>,
     aged_base: Signal<Local, Bits<32>>,
@@ -514,6 +519,8 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Default for FlowTable<BUCKET_
             stash_expired: Default::default(),
             aged_now: Default::default(),
             aged_learned_now: Default::default(),
+            aged_ways: Default::default(),
+            aged_ways_learned: Default::default(),
             occupancy_next: Default::default(),
             learned_next: Default::default(),
             aged_base: Default::default(),
@@ -818,8 +825,8 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         self.free_stash_found.next = false;
         self.free_stash.next = 0.into();
         self.expired_way.next = 0.into();
-        self.aged_now.next = 0.into();
-        self.aged_learned_now.next = 0.into();
+        self.aged_ways.next = 0.into();
+        self.aged_ways_learned.next = 0.into();
         self.probe_bits.next = 0.into();
         self.select_mask.next = 0.into();
         // (Only a valid op selects, so that a simulator skips the 12 wide
@@ -845,9 +852,9 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
                     & self.stale_way.val().get_bit(w)
                 {
                     self.expired_way.next = self.expired_way.val().replace_bit(w, true);
-                    self.aged_now.next = self.aged_now.val() + 1;
+                    self.aged_ways.next = self.aged_ways.val() + 1;
                     if self.probe.val().sqp_valid {
-                        self.aged_learned_now.next = self.aged_learned_now.val() + 1;
+                        self.aged_ways_learned.next = self.aged_ways_learned.val() + 1;
                     }
                 }
             }
@@ -884,10 +891,12 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
             & self.hit_entry.val().valid
             & !self.hit_entry.val().pinned
             & self.stash_stale.val();
+        self.aged_now.next = self.aged_ways.val();
+        self.aged_learned_now.next = self.aged_ways_learned.val();
         if self.stash_expired.val() {
-            self.aged_now.next = self.aged_now.val() + 1;
+            self.aged_now.next = self.aged_ways.val() + 1;
             if self.hit_entry.val().sqp_valid {
-                self.aged_learned_now.next = self.aged_learned_now.val() + 1;
+                self.aged_learned_now.next = self.aged_ways_learned.val() + 1;
             }
         }
 
