@@ -2,7 +2,8 @@
 //!
 //! - [`bus`]: the [`RegisterBus`] trait (32-bit reads/writes by byte offset) and
 //!   its typed errors.
-//! - Backends: [`pci`] (a PCIe BAR mapped from sysfs), [`sim`] (the cycle-accurate
+//! - Backends: [`pci`] (a PCIe BAR mapped from sysfs, the CSR window at a chosen
+//!   BAR and offset: [`PciTarget`]), [`sim`] (the cycle-accurate
 //!   simulator, feature `sim`), [`mem`] (an in-memory fake for tests).
 //! - [`device`]: the typed API over any bus; [`thresholds`]: LH-03 K_min/K_max;
 //!   [`flows`]: the flow table (look-up, static entries, delete, iteration);
@@ -45,7 +46,7 @@ pub use flows::{flow_key, FlowEntry, FlowError, FlowKey, FlowTable};
 pub use formats::{FormatEntry, FormatError, FormatTable, NotifyFormat, Prefix};
 pub use longhaul::{GatewayAddresses, SecondLevel, SecondLevelError};
 pub use mem::MemBus;
-pub use pci::{Bdf, PciBus, PciOpenError};
+pub use pci::{Bdf, CsrWindow, PciBus, PciOpenError, PciSpecError, PciTarget};
 pub use proxy_table::{ProxyRoute, ProxyTableError};
 pub use rate_advice::{
     RateAdviceCounters, RateAdviceLaw, RateAdviceState, RatePeer, RatePeerState,

