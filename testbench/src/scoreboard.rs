@@ -256,12 +256,16 @@ pub fn compare(cap: &Capture, exp: &Expected) -> Result<(), Mismatch> {
 
 /// Gauges that move with time alone, between two register reads: the
 /// virtual queue drains, the average follows the depth every microsecond,
-/// the marking rate and the port's byte count close a window. [`compare_counters`] leaves them out;
+/// the marking rate and the port's byte count close a window, the growth
+/// is resampled at every interval boundary, and in RA-04's remote mode a
+/// message goes to each peer every interval (`RA_REMOTE_SENT`).
+/// [`compare_counters`] leaves them out;
 /// the queue-meter tests (`testbench/tests/queue_meter.rs`) check them
 /// against the model at the clocks they are read in.
 pub const MOVING_GAUGES: &[u32] = &[
     offset::PORT0_VQ_DEPTH_BYTES,
     offset::PORT0_QUEUE_AVG_BYTES,
+    offset::PORT0_QUEUE_GROWTH_BYTES,
     offset::PORT0_EMR_Q16,
     offset::LH_PORT_WINDOW_BYTES,
     offset::PE_P_ECT1,
@@ -270,6 +274,7 @@ pub const MOVING_GAUGES: &[u32] = &[
     offset::RA_DC_PORT_RATE_MBPS,
     offset::RA_PEER0_MBPS,
     offset::RA_PEER1_MBPS,
+    offset::RA_REMOTE_SENT,
 ];
 
 /// Reads every counter through the CSR port and compares it with the model

@@ -891,6 +891,13 @@ fn ra_04_remote_advice_rtl_matches_the_model_on_random_traffic() {
             .collect();
         assert_eq!(out.len() as u32, remote_sent);
         assert!(remote_sent >= 40, "seed {seed}: {remote_sent}");
+        // The RTL's counter has every message the run captured, and keeps
+        // counting the ones sent since (one per peer and interval).
+        let rtl_sent = gw.csr_read(offset::RA_REMOTE_SENT).unwrap();
+        assert!(
+            (remote_sent..=remote_sent + 8).contains(&rtl_sent),
+            "seed {seed}: RA_REMOTE_SENT {rtl_sent}, {remote_sent} captured"
+        );
         let mut dc_rates = std::collections::BTreeSet::new();
         let mut to = [0; 2];
         for bytes in &out {
