@@ -181,7 +181,7 @@
 //! object on — the time of day from the host's clock
 //! ([`Device::set_time_of_day`]), then FEATURE_ENABLE last, so features switch on only
 //! once everything they use is in place. A static insert can still fail on
-//! the device (its bucket and the stash full): `apply` then stops with the
+//! the device (its 8 candidate buckets and the stash full): `apply` then stops with the
 //! error before FEATURE_ENABLE.
 //!
 //! A few settings are legal but probably not meant (a `[rate_advice]`

@@ -65,9 +65,7 @@ pub fn parse_hex_id(text: &str) -> Result<Vec<u8>, String> {
         .strip_prefix("0x")
         .or_else(|| t.strip_prefix("0X"))
         .unwrap_or(t);
-    if digits.is_empty()
-        || !digits.len().is_multiple_of(2)
-        || !digits.chars().all(|c| c.is_ascii_hexdigit())
+    if digits.is_empty() || digits.len() % 2 != 0 || !digits.chars().all(|c| c.is_ascii_hexdigit())
     {
         return Err(format!(
             "{text:?} is not an even number of hex digits such as \"0a0b0c0d\""

@@ -31,7 +31,7 @@
 //! 4. **Answer.** Poll `FLOW_STATUS` until `done` (at most the poll limit,
 //!    else [`FlowError::CommandTimeout`]). `hit` says the key was there
 //!    (read_location: the slot holds an entry), `failed` that an insert found
-//!    its bucket's ways and the stash full ([`FlowError::InsertFailed`]),
+//!    its 8 candidate buckets and the stash full ([`FlowError::InsertFailed`]),
 //!    `sqp_valid` and `pinned` describe the entry, whose source QP is in
 //!    `FLOW_RESULT_SQP` and whose key is in `FLOW_RESULT_SIP/DIP/DQP`.
 //!
@@ -64,9 +64,10 @@ pub use cngw_packet::flow_key::FlowKey;
 
 /// Largest queue-pair number: QPNs are 24 bits (BTH DestQP).
 pub const QP_MAX: u32 = 0xFF_FFFF;
-/// Ways of each bucket (the gateway's `FlowTable<12, 8>`: 4 block RAMs).
+/// Ways of each bucket (the gateway's `FlowTable<12, 9, 8>`: 8 banks x 4
+/// ways, 32 block RAMs).
 pub const WAYS: u32 = 4;
-/// Stash slots after the buckets (`FlowTable<12, 8>`).
+/// Stash slots after the buckets (`FlowTable<12, 9, 8>`).
 pub const STASH_SLOTS: u32 = 8;
 /// Polls of `FLOW_STATUS` before a command counts as stuck. A command takes
 /// about ten clocks; the limit leaves room for a busy data path.
@@ -104,7 +105,7 @@ pub enum FlowError {
     Busy { polls: u32 },
     #[error("flow-table command {command} did not complete: FLOW_STATUS.done still clear after {polls} polls")]
     CommandTimeout { command: &'static str, polls: u32 },
-    #[error("cannot insert {}: its bucket's {WAYS} ways and the {STASH_SLOTS}-slot stash are full", key_text(.key))]
+    #[error("cannot insert {}: its 8 candidate buckets' {WAYS} ways and the {STASH_SLOTS}-slot stash are full", key_text(.key))]
     InsertFailed { key: FlowKey },
 }
 

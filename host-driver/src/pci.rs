@@ -177,9 +177,7 @@ fn misaligned_offset(text: &str, offset: u64) -> String {
     );
     // A hex base written without its 0x reads as decimal: 200000 is 0x30d40.
     let as_hex = u64::from_str_radix(text, 16).ok();
-    if text.bytes().all(|b| b.is_ascii_digit())
-        && as_hex.is_some_and(|v| v.is_multiple_of(WINDOW_ALIGN))
-    {
+    if text.bytes().all(|b| b.is_ascii_digit()) && as_hex.is_some_and(|v| v % WINDOW_ALIGN == 0) {
         message.push_str(&format!(
             "; a hex number needs 0x: did you mean offset=0x{text}?"
         ));
@@ -231,7 +229,7 @@ impl CsrWindow {
                 text: bar.to_string(),
             });
         }
-        if !offset.is_multiple_of(WINDOW_ALIGN) {
+        if offset % WINDOW_ALIGN != 0 {
             return Err(PciSpecError::MisalignedOffset {
                 text: format!("{offset:#x}"),
                 offset,
@@ -314,7 +312,7 @@ impl FromStr for PciTarget {
                     let n = parse_number(value).ok_or_else(|| PciSpecError::BadOffset {
                         text: value.to_string(),
                     })?;
-                    if !n.is_multiple_of(WINDOW_ALIGN) {
+                    if n % WINDOW_ALIGN != 0 {
                         return Err(PciSpecError::MisalignedOffset {
                             text: value.to_string(),
                             offset: n,
@@ -494,10 +492,7 @@ impl PciBus {
             len,
         };
         let size = usize::try_from(len).map_err(|_| too_large())?;
-        debug_assert!(
-            window.is_multiple_of(WINDOW_ALIGN),
-            "CsrWindow checks the alignment"
-        );
+        debug_assert!(window % WINDOW_ALIGN == 0, "CsrWindow checks the alignment");
         let fits = CsrWindow {
             bar: bar.unwrap_or(DEFAULT_BAR),
             offset: window,

@@ -113,7 +113,7 @@ fn lh_01_insert_into_a_full_bucket_is_a_typed_error() {
     );
     assert!(
         err.to_string()
-            .contains("cannot insert 10.0.0.1 -> 10.0.0.4 DQP 200: its bucket's 4 ways and the 8-slot stash are full"),
+            .contains("cannot insert 10.0.0.1 -> 10.0.0.4 DQP 200: its 8 candidate buckets' 4 ways and the 8-slot stash are full"),
         "{err}"
     );
 }
@@ -203,7 +203,6 @@ fn lh_01_out_of_range_qps_write_nothing() {
 mod rtl {
     use super::*;
     use cngw_driver::SimBus;
-    use cngw_hdl::flow::flow_hash::flow_bucket;
     use cngw_model::{Frame, InPort};
     use cngw_packet::RoceFrameBuilder;
     use cngw_sim::Gateway;
@@ -339,37 +338,39 @@ mod rtl {
         );
     }
 
-    /// Thirteen keys of one bucket: four take its ways, eight the stash, the
-    /// thirteenth finds no room. Iteration reaches the stash. (`flow_bucket`
-    /// picks them; the gateway hashes the addresses in another byte order,
-    /// which moves the group to another bucket but keeps it together: the
-    /// keys differ in the DQP alone.)
+    /// Forty-one keys with the same 8 candidate buckets (the gateway's
+    /// hash, `FlowKey::gateway_candidates`): thirty-two take the
+    /// candidates' ways (the least loaded candidate each time, so one way
+    /// of every bank per round), eight the stash, the forty-first finds no
+    /// room. Iteration reaches the stash.
     #[test]
     fn lh_01_full_bucket_and_stash_through_the_rtl() {
-        let first = v4("10.0.0.1", "10.0.0.4", 0);
-        let bucket = flow_bucket(&first, 12);
-        let same_bucket: Vec<FlowKey> = (0..0xFF_FFFFu32)
-            .map(|dqp| FlowKey { dqp, ..first })
-            .filter(|k| flow_bucket(k, 12) == bucket)
-            .take(13)
-            .collect();
-        assert_eq!(same_bucket.len(), 13);
+        let first = v6("fd00::1", "fd00::4", 0);
+        let same_bucket = first.with_same_candidates(12, 41, true);
+        assert_eq!(same_bucket.len(), 41);
         let mut dev = Device::open(SimBus::with_new_gateway()).unwrap();
         let mut table = dev.flow_table();
-        for (i, key) in same_bucket[..12].iter().enumerate() {
+        for (i, key) in same_bucket[..40].iter().enumerate() {
             table.insert_static(key, 1000 + i as u32).unwrap();
         }
-        let err = table.insert_static(&same_bucket[12], 2000).unwrap_err();
+        let err = table.insert_static(&same_bucket[40], 2000).unwrap_err();
         assert!(
-            matches!(err, DeviceError::Flow(FlowError::InsertFailed { key }) if key == same_bucket[12]),
+            matches!(err, DeviceError::Flow(FlowError::InsertFailed { key }) if key == same_bucket[40]),
             "{err}"
         );
-        assert_eq!(table.lookup(&same_bucket[12]).unwrap(), None);
-        // Iteration: the bucket's ways in insertion order, then the stash.
+        assert_eq!(table.lookup(&same_bucket[40]).unwrap(), None);
+        // Iteration: bucket by bucket (the banks in order: bank b's
+        // candidate holds keys b, b + 8, b + 16, b + 24 in its ways), then
+        // the stash (keys 32..39).
+        let order: Vec<usize> = (0..8)
+            .flat_map(|bank| (0..4).map(move |way| bank + 8 * way))
+            .chain(32..40)
+            .collect();
         let listed: Vec<(FlowKey, FlowEntry)> = table.list().unwrap();
         let keys: Vec<FlowKey> = listed.iter().map(|(k, _)| *k).collect();
-        assert_eq!(keys, same_bucket[..12]);
-        for (i, (_, entry)) in listed.iter().enumerate() {
+        let want: Vec<FlowKey> = order.iter().map(|&i| same_bucket[i]).collect();
+        assert_eq!(keys, want);
+        for ((_, entry), &i) in listed.iter().zip(&order) {
             assert_eq!(
                 *entry,
                 FlowEntry {
@@ -383,10 +384,10 @@ mod rtl {
                 .read_location(Location::Stash { slot })
                 .unwrap()
                 .expect("stash slot taken");
-            assert_eq!(key, same_bucket[4 + slot as usize]);
+            assert_eq!(key, same_bucket[32 + slot as usize]);
         }
         // Deleting one makes room.
         assert!(table.delete(&same_bucket[5]).unwrap());
-        assert!(!table.insert_static(&same_bucket[12], 2000).unwrap());
+        assert!(!table.insert_static(&same_bucket[40], 2000).unwrap());
     }
 }

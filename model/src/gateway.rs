@@ -611,8 +611,8 @@ impl GatewayModel {
     }
 
     /// Gives `key` its place in the table (it keeps one it has); `false`,
-    /// counted in `FLOW_INSERT_FAILURES`, when its bucket's ways and the
-    /// stash are full.
+    /// counted in `FLOW_INSERT_FAILURES`, when its 8 candidate buckets and
+    /// the stash are full.
     fn place(&mut self, key: FlowKey) -> bool {
         if self.placement.insert(key).is_some() {
             return true;

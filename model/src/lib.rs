@@ -21,6 +21,8 @@ pub mod proxy_rx;
 pub mod proxy_table;
 pub mod proxy_tx;
 pub mod rate_advice;
+pub mod scenario;
+pub mod source_nic;
 pub mod tunnel_decap;
 pub mod tunnel_ecn;
 pub mod tunnel_encap;

@@ -187,8 +187,10 @@ impl Axil {
 const CSR_TIMEOUT_CYCLES: u32 = 64;
 
 /// The cycle-accurate gateway (one Verilator model with its own context).
-/// Clocks `Gateway::reset` waits after releasing reset: the flow table's
-/// flush (4,096 buckets, one per clock) and a margin.
+/// Clocks `Gateway::reset` waits after releasing reset: more than the flow
+/// table's flush (512 clocks: one index of all 8 banks per clock) and a
+/// margin. (It stays at the 4,104 of the one-bank table, whose flush took
+/// 4,096 clocks, so that tests keep their cycle numbers.)
 pub const FLOW_TABLE_FLUSH_CLOCKS: u64 = 4_104;
 
 pub struct Gateway {
@@ -380,8 +382,9 @@ impl Gateway {
         // The gateway registers `reset` once before its blocks see it, so
         // their first clock out of reset is the one after the input falls.
         self.reset_released_at = self.cycle() + 1;
-        // The flow table clears its block RAM after reset, one bucket per
-        // clock; frames before that would pass but not be looked up.
+        // The flow table clears its block RAM after reset, one index of
+        // every bank per clock; frames before that would pass but not be
+        // looked up.
         self.run(FLOW_TABLE_FLUSH_CLOCKS);
         self.eval();
     }

@@ -1,9 +1,10 @@
 //! FCN-01: every flow's place in the RTL's flow table — and with it its
 //! flow label (`cngw_model::placement`) — is the one the model gives it:
-//! fourteen flows of one bucket fill its four ways and the eight stash
-//! slots and two fail to insert; random other flows take ways of their own
-//! buckets; after two CSR deletes the freed places go to the next new flows
-//! of that bucket, lowest first, and no other flow moves. Read back place by
+//! forty-two flows with the same 8 candidate buckets fill the candidates'
+//! 32 ways (the least loaded candidate first) and the eight stash slots and
+//! two fail to insert; random other flows take ways of their own
+//! candidates; after two CSR deletes the freed places go to the next new
+//! flows of those candidates, and no other flow moves. Read back place by
 //! place through the driver (`FLOW_LOCATION` + `read_location`).
 
 use cngw_driver::flows::Location as DriverLocation;
@@ -30,15 +31,15 @@ fn frame(key: &FlowKey, psn: u32) -> Frame {
     Frame::new(b.dest_qp(key.dqp).psn(psn).payload_len(64).build())
 }
 
-/// `n` IPv4 keys of the bucket of the first.
-fn same_bucket(n: usize) -> Vec<FlowKey> {
-    let key = |q| FlowKey::ipv4([10, 9, 0, 1], [10, 9, 0, 2], q);
-    let b = key(1).gateway_bucket(BUCKET_BITS);
-    (1..)
-        .map(key)
-        .filter(|k| k.gateway_bucket(BUCKET_BITS) == b)
-        .take(n)
-        .collect()
+/// `n` IPv6 keys with the 8 candidate buckets of the first (the gateway's
+/// hash; they differ in the SIP's low bits and the DQP).
+fn same_candidates(n: usize) -> Vec<FlowKey> {
+    let first = FlowKey::ipv6(
+        "fd00:9::1".parse().unwrap(),
+        "fd00:9::2".parse().unwrap(),
+        1,
+    );
+    first.with_same_candidates(BUCKET_BITS, n, true)
 }
 
 fn run(gw: &mut Gateway, m: &mut GatewayModel, keys: &[FlowKey], seed: u64) {
@@ -57,8 +58,8 @@ fn run(gw: &mut Gateway, m: &mut GatewayModel, keys: &[FlowKey], seed: u64) {
 }
 
 /// The RTL holds every flow where the model placed it, and nothing at the
-/// places of `bucket` the model holds free.
-fn check_places(gw: &mut Gateway, m: &GatewayModel, bucket: u32) {
+/// places of the `candidates` buckets and the stash the model holds free.
+fn check_places(gw: &mut Gateway, m: &GatewayModel, candidates: &[u32]) {
     let mut dev = Device::open(SimBus::new(gw)).unwrap();
     let mut table = dev.flow_table();
     let driver = |l: Location| match l {
@@ -71,8 +72,9 @@ fn check_places(gw: &mut Gateway, m: &GatewayModel, bucket: u32) {
         assert_eq!(m.flow_of_label(place.label()), Some(*key));
         assert!((1..=MAX_LABEL).contains(&place.label()));
     }
-    let places = (0..4)
-        .map(|way| Location::Bucket { bucket, way })
+    let places = candidates
+        .iter()
+        .flat_map(|&bucket| (0..4).map(move |way| Location::Bucket { bucket, way }))
         .chain((0..8).map(|slot| Location::Stash { slot }));
     for place in places {
         if m.placement().key_at(place).is_none() {
@@ -110,9 +112,9 @@ fn fcn_01_flow_places_and_labels_match_the_model() {
     let mut gw = Gateway::new();
     let mut m = GatewayModel::new();
     m.set_reset_clock(gw.reset_released_at());
-    let crowd = same_bucket(17);
-    let bucket = crowd[0].gateway_bucket(BUCKET_BITS);
-    let mut keys: Vec<FlowKey> = crowd[..14].to_vec();
+    let crowd = same_candidates(45);
+    let c = crowd[0].gateway_candidates(BUCKET_BITS);
+    let mut keys: Vec<FlowKey> = crowd[..42].to_vec();
     for i in 0..40u32 {
         keys.push(if i % 2 == 0 {
             FlowKey::ipv4(
@@ -129,7 +131,7 @@ fn fcn_01_flow_places_and_labels_match_the_model() {
         });
     }
     // The crowd in its own order (ways, then stash), the rest shuffled in.
-    let (mut first, rest) = (keys[..14].to_vec(), keys[14..].to_vec());
+    let (mut first, rest) = (keys[..42].to_vec(), keys[42..].to_vec());
     for k in rest {
         let at = rng.gen_range(0..=first.len());
         first.insert(at, k);
@@ -140,65 +142,73 @@ fn fcn_01_flow_places_and_labels_match_the_model() {
     first.extend(again);
     run(&mut gw, &mut m, &first, 1);
     assert_eq!(m.read_register(offset::FLOW_INSERT_FAILURES), Some(4));
-    let ways: Vec<u32> = crowd[..4]
+    let ways: Vec<u32> = crowd[..32]
         .iter()
         .map(|k| m.flow_label(k).unwrap())
         .collect();
     assert_eq!(
         ways,
-        (0..4).map(|w| 1 + 4 * bucket + w).collect::<Vec<_>>(),
-        "the first four of the bucket take ways 0..3"
+        (0..32u32)
+            .map(|i| 1 + 4 * c[i as usize % 8] + i / 8)
+            .collect::<Vec<_>>(),
+        "the first 32 take way 0 of the 8 candidates in bank order, then way 1, ..."
     );
-    assert_eq!(m.flow_label(&crowd[12]), None, "bucket and stash full");
-    check_places(&mut gw, &m, bucket);
+    assert_eq!(m.flow_label(&crowd[40]), None, "candidates and stash full");
+    check_places(&mut gw, &m, &c);
 
-    // Free way 1 and stash slot 3; the next two new flows of the bucket
-    // take them, lowest first; the third fails.
-    let (way1, slot3) = (crowd[1], crowd[7]);
+    // Free bank 1's way 0 and stash slot 3; the next two new flows of the
+    // candidates take them; the third fails.
+    let (way1, slot3) = (crowd[1], crowd[35]);
     assert_eq!(
         m.placement().location(&slot3),
         Some(Location::Stash { slot: 3 })
     );
     delete(&mut gw, &mut m, &way1);
     delete(&mut gw, &mut m, &slot3);
-    run(&mut gw, &mut m, &crowd[14..17], 2);
+    run(&mut gw, &mut m, &crowd[42..45], 2);
     assert_eq!(
-        m.placement().location(&crowd[14]),
-        Some(Location::Bucket { bucket, way: 1 })
+        m.placement().location(&crowd[42]),
+        Some(Location::Bucket {
+            bucket: c[1],
+            way: 0
+        })
     );
     assert_eq!(
-        m.placement().location(&crowd[15]),
+        m.placement().location(&crowd[43]),
         Some(Location::Stash { slot: 3 })
     );
-    assert_eq!(m.flow_label(&crowd[16]), None);
+    assert_eq!(m.flow_label(&crowd[44]), None);
     assert_eq!(m.read_register(offset::FLOW_INSERT_FAILURES), Some(5));
-    check_places(&mut gw, &m, bucket);
+    check_places(&mut gw, &m, &c);
 }
 
 /// FCN-01: a label is never reused while its flow lives and is released
-/// when the flow ages out. In one bucket: a static flow (never ages) and a
-/// learned flow A kept alive by traffic; a new flow C arriving meanwhile
-/// gets a place (label) of its own. Once A and C go idle past
-/// `FLOW_AGE_TIMEOUT_US` both age out; the next new flow of the bucket
+/// when the flow ages out. With the same candidates: a static flow (never
+/// ages) and a learned flow A kept alive by traffic; a new flow C arriving
+/// meanwhile gets a place (label) of its own. Once A and C go idle past
+/// `FLOW_AGE_TIMEOUT_US` both age out; the next new flow of the candidates
 /// takes A's place — A's label — and the static flow keeps its own.
 #[test]
 fn fcn_01_labels_are_released_on_aging_and_only_then() {
     use cngw_testbench::Bench;
-    let keys = same_bucket(4);
+    let keys = same_candidates(4);
     let (s, a, c, d) = (keys[0], keys[1], keys[2], keys[3]);
+    let cand = s.gateway_candidates(BUCKET_BITS);
     let mut b = Bench::new(None).unwrap();
     let place_of = |b: &mut Bench<Gateway>, key: &FlowKey| {
         let mut dev = Device::open(SimBus::new(b.gateway())).unwrap();
         let mut table = dev.flow_table();
-        let places = (0..4)
-            .map(|way| DriverLocation::Bucket {
-                bucket: key.gateway_bucket(BUCKET_BITS),
-                way,
-            })
-            .chain((0..8).map(|slot| DriverLocation::Stash { slot }));
-        for (i, place) in places.enumerate() {
-            if table.read_location(place).unwrap().map(|(k, _)| k) == Some(*key) {
-                return Some(i as u32);
+        let places = cand
+            .iter()
+            .flat_map(|&bucket| (0..4).map(move |way| Location::Bucket { bucket, way }))
+            .chain((0..8).map(|slot| Location::Stash { slot }));
+        for place in places {
+            let at = match place {
+                Location::Bucket { bucket, way } => DriverLocation::Bucket { bucket, way },
+                Location::Stash { slot } => DriverLocation::Stash { slot },
+            };
+            if table.read_location(at).unwrap().map(|(k, _)| k) == Some(*key) {
+                return Some(place);
             }
         }
         None
@@ -225,9 +235,16 @@ fn fcn_01_labels_are_released_on_aging_and_only_then() {
         place_of(&mut b, &a),
         place_of(&mut b, &c),
     );
-    assert_eq!((ps, pa), (Some(0), Some(1)), "static way 0, A way 1");
-    assert_eq!(pc, Some(2), "C does not take a living flow's place");
-    // Idle: A and C age out (a scan pass takes 4,096 idle clocks).
+    // The least loaded candidate, lowest bank first: way 0 of banks 0, 1, 2.
+    let way0 = |bank: usize| {
+        Some(Location::Bucket {
+            bucket: cand[bank],
+            way: 0,
+        })
+    };
+    assert_eq!((ps, pa), (way0(0), way0(1)), "static bank 0, A bank 1");
+    assert_eq!(pc, way0(2), "C does not take a living flow's place");
+    // Idle: A and C age out (a scan pass takes 512 idle clocks).
     b.run(60 * 322, 0);
     assert_eq!(b.csr_read(offset::FLOW_AGED).unwrap(), 2);
     assert_eq!(place_of(&mut b, &a), None);
@@ -235,7 +252,7 @@ fn fcn_01_labels_are_released_on_aging_and_only_then() {
     assert_eq!(place_of(&mut b, &d), pa, "D takes A's place: A's label");
     assert_eq!(
         place_of(&mut b, &s),
-        Some(0),
+        way0(0),
         "the static flow keeps its label"
     );
 }

@@ -168,7 +168,7 @@ fn lh_01_aging_removes_idle_learned_flows_but_not_static_ones() {
     b.push_frame(InPort::DcRx, &f, false);
     b.run_until_drained(10_000, 32).unwrap();
     assert_eq!(read(&mut b, offset::FLOW_OCCUPANCY), 2);
-    // 20 us timeout; a scan pass takes 4,096 idle clocks (~13 us).
+    // 20 us timeout; a scan pass takes 512 idle clocks (~1.6 us).
     write(&mut b, offset::FLOW_AGE_TIMEOUT_US, 20);
     b.run(10 * 322, 0);
     assert_eq!(

@@ -1,6 +1,7 @@
 //! `cngw bench --flow-table`: the flow table (LH-01) under random keys, on
 //! the Verilated block (`cngw_sim::Unit` "flow_table", the gateway's
-//! 4096 buckets x 4 ways + 8 stash slots).
+//! 4096 buckets (8 banks of 512; 8-choice d-left placement) x 4 ways + 8
+//! stash slots).
 //!
 //! Each run presents one `LookupUpdate` of a new random flow every clock,
 //! back to back, until the first insert failure, and records the occupancy
@@ -14,8 +15,11 @@ use cngw_hdl::flow::flow_table_model::{FlowRequest, FlowTableModel};
 use cngw_hdl::flow::{FlowKey, FlowOp};
 use cngw_sim::Unit;
 
-/// The gateway's table: 2^12 buckets of 4 ways, 8 stash slots.
+/// The gateway's table: 2^12 buckets of 4 ways (8 banks of 2^9), 8 stash
+/// slots.
 const BUCKET_BITS: usize = 12;
+/// Index bits of a bank: the post-reset flush takes 2^INDEX_BITS clocks.
+const INDEX_BITS: usize = BUCKET_BITS - 3;
 const STASH: usize = 8;
 const CAPACITY: u32 = (1 << BUCKET_BITS) * 4 + STASH as u32;
 /// Clocks from a request to its response (FlowTable's documentation).
@@ -84,12 +88,12 @@ pub fn run_seed(seed: u64) -> Result<FlowRun> {
     u.set_u64("reset", 1).map_err(unit_err)?;
     u.step();
     u.set_u64("reset", 0).map_err(unit_err)?;
-    // The post-reset flush: one bucket per clock.
+    // The post-reset flush: one index of every bank per clock.
     let mut flush = 0;
     while u.get_u64("busy").map_err(unit_err)? == 1 {
         u.step();
         flush += 1;
-        if flush > (1 << BUCKET_BITS) + 16 {
+        if flush > (1 << INDEX_BITS) + 16 {
             bail!("the flow table stayed busy after its flush");
         }
     }
@@ -135,13 +139,17 @@ pub fn run_seed(seed: u64) -> Result<FlowRun> {
             let failed = u.get_u64("resp_failed").map_err(unit_err)? == 1;
             let inserted = u.get_u64("resp_inserted").map_err(unit_err)? == 1;
             let stash = u.get_u64("resp_in_stash").map_err(unit_err)? == 1;
+            let bucket = u.get_u64("resp_bucket").map_err(unit_err)? as u32;
+            let slot = u.get_u64("resp_slot").map_err(unit_err)? as u8;
             if failed != expected.failed
                 || inserted != expected.inserted
                 || (inserted && stash != expected.in_stash)
+                || (inserted && slot != expected.slot)
+                || (inserted && !stash && bucket != expected.bucket)
             {
                 bail!(
-                    "request {responses}: RTL failed={failed} inserted={inserted} stash={stash}, \
-                     model {expected:?}"
+                    "request {responses}: RTL failed={failed} inserted={inserted} stash={stash} \
+                     bucket={bucket} slot={slot}, model {expected:?}"
                 );
             }
             in_stash += (inserted && stash) as u32;
@@ -204,9 +212,10 @@ pub fn run(seeds: u32, json: bool) -> Result<()> {
         return Ok(());
     }
     println!(
-        "cngw bench --flow-table: Verilated flow table (4096 buckets x 4 ways + {STASH} stash = \
-         {CAPACITY} entries), one LookupUpdate of a new random flow per clock until the first \
-         insert failure; every response checked against the reference model"
+        "cngw bench --flow-table: Verilated flow table (4096 buckets in 8 banks, 8-choice d-left, \
+         x 4 ways + {STASH} stash = {CAPACITY} entries), one LookupUpdate of a new random flow \
+         per clock until the first insert failure; every response checked against the \
+         reference model"
     );
     println!();
     println!(" seed | flows inserted |   load | in stash | requests | clocks | lookups/clock");

@@ -87,6 +87,42 @@ pub enum Command {
     /// Synthesize blocks or the gateway with the open tools (HW-05): UltraScale+ resource
     /// counts (Yosys) and routed ECP5 Fmax (nextpnr-ecp5).
     Synth(SynthArgs),
+    /// Closed-loop congestion-control scenario (issue 8): DCQCN senders, WAN, the gateway
+    /// model in the loop; a summary table per mode and CSV time series (no device used).
+    #[command(after_help = SCENARIO_AFTER_HELP)]
+    Scenario(ScenarioArgs),
+}
+
+const SCENARIO_AFTER_HELP: &str = "\
+  cngw scenario examples/scenarios/draft-example.toml
+  cngw scenario examples/scenarios/draft-example.toml --modes baseline,longhaul --out out/draft
+  cngw scenario examples/scenarios/near-source.toml --json
+
+Modes: baseline (receiver CNPs only), longhaul (plus Long-haul CNPs from the node at the
+congested queue, standard CNP format to legacy DCQCN senders), smartnic (Long-haul CNPs in
+the RoCEv2 format applied by the source-side SmartNIC, LH-16), near_source (the congested
+queue and its gateway in the source data centre). The file format is documented in
+model/src/scenario/config.rs and examples/scenarios/.
+Time to first cut: from congestion onset (the queue first above bottleneck.onset_bytes) to
+the first cut of any sender's rate. Files: DIR/<mode>.csv, one row per sample.";
+
+#[derive(Debug, Args)]
+pub struct ScenarioArgs {
+    /// The scenario file (TOML).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Modes to run, comma-separated (default: the file's `modes`, else all).
+    #[arg(long, value_delimiter = ',', value_name = "MODE,...")]
+    pub modes: Vec<cngw_model::scenario::Mode>,
+    /// Folder for the CSV time series (created if missing).
+    #[arg(long, default_value = "out/scenario", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Print the summary as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Override the file's simulated time, milliseconds.
+    #[arg(long, value_name = "MS")]
+    pub duration_ms: Option<f64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -634,8 +670,9 @@ const SYNTH_AFTER_HELP: &str = "\
   cngw synth --list
 
 Designs: the unit blocks (`--list`), the synth-only flow tables flow_table_16k
-(FlowTable<12, 8>, the gateway's) and flow_table_64k (FlowTable<14, 8>), and the
-whole gateway (--gateway; Xilinx counts only, it does not fit an ECP5-85).
+(FlowTable<12, 9, 8>, the gateway's) and flow_table_64k (FlowTable<14, 11, 8>), and the
+whole gateway (--gateway: gateway and gateway_64k, the 64K table spliced in; Xilinx
+counts only, it does not fit an ECP5-85).
 --xilinx: `synth_xilinx -family xcup -top top -flatten`, then `stat`: LUTs (logic and
 LUTRAM), FFs, carry, BRAM36 (RAMB18 = 1/2), URAM, DSP.
 --ecp5: `synth_ecp5`, then nextpnr-ecp5 --um5g-85k --package CABGA381 --speed 8
@@ -666,7 +703,7 @@ pub struct SynthArgs {
     /// Every unit block.
     #[arg(long)]
     pub all_blocks: bool,
-    /// The whole gateway (16K flows), for Xilinx resource counts.
+    /// The whole gateway, for Xilinx resource counts: with its 16K-flow table (`gateway`) and with the 64K-flow table spliced in (`gateway_64k`).
     #[arg(long)]
     pub gateway: bool,
     /// UltraScale+ resource counts (Yosys synth_xilinx -family xcup).

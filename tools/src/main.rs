@@ -24,6 +24,7 @@ mod rate_advice;
 mod regs;
 mod replay;
 mod report;
+mod scenario;
 mod shaper;
 mod sim;
 mod summary;
@@ -64,6 +65,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(args) => bench::run(spec, verbose, args),
         Command::Demo(args) => demo::run(spec, verbose, args),
         Command::Synth(args) => synth::run(args),
+        Command::Scenario(args) => scenario::run(args),
     }
 }
 

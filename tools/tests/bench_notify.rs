@@ -20,14 +20,7 @@ fn lh_08_bench_notifications_respects_the_bucket_and_line_rate() {
     ])
     .expect_ok()
     .stdout;
-    let num = |key: &str, from: &str| -> f64 {
-        let i = from
-            .find(&format!("\"{key}\": "))
-            .unwrap_or_else(|| panic!("{key} in {from}"));
-        let rest = &from[i + key.len() + 4..];
-        let end = rest.find([',', '}']).unwrap();
-        rest[..end].trim().parse().unwrap()
-    };
+    let num = |key: &str, from: &str| common::json_num(from, key);
     assert!(num("frame_to_notification", &out) <= 32.0, "{out}");
     let rows: Vec<&str> = out.lines().filter(|l| l.contains("\"bytes\":")).collect();
     assert_eq!(rows.len(), 2, "{out}");

@@ -1,15 +1,16 @@
-//! `FlowTable`: the exact-match associative flow table of LH-01: 4-way hash
-//! buckets in block RAM compared in parallel, a small fully associative
-//! stash in registers for overflow, an aging scan, and counters.
+//! `FlowTable`: the exact-match associative flow table of LH-01: 4-way
+//! buckets in block RAM, 8 candidate buckets per key (8-choice d-left
+//! hashing) compared in parallel, a small fully associative stash in
+//! registers for overflow, an aging scan, and counters.
 //!
 //! ```text
 //!                   +------------------------------------------------------+
 //!  req_valid     -->|  S0          S1         S2         C          D      |--> resp_valid, resp_dropped
-//!  req_op        -->|  hash ----> [s1] ----> [s2] ----> [cmp] ---> [dec] ->|--> resp_hit, resp_inserted,
-//!  req_sip, _dip -->|  (CRC-32C)   |RAM addr  |RAM data   |compare   |decide|    resp_failed
-//!  req_dqp       -->|              v          | regd      |4 ways +  |write |--> resp_in_stash, resp_bucket,
-//!  req_sqp       -->|        way 0..3 RAM ----+           |stash,    |back  |    resp_slot
-//!  req_bytes     -->|        2^B x 419 bit  <-------------|----------+      |--> resp_sqp, resp_sqp_valid,
+//!  req_op        -->|  8 hashes -> [s1] ----> [s2] ----> [cmp] ---> [dec] ->|--> resp_hit, resp_inserted,
+//!  req_sip, _dip -->|  (CRC-64 +   |RAM addr  |RAM data   |compare   |decide|    resp_failed
+//!  req_dqp       -->|   CRC-32C)   v          | regd      |32 ways + |write |--> resp_in_stash, resp_bucket,
+//!  req_sqp       -->|     8 banks x 4 ways ---+           |stash,    |back  |    resp_slot
+//!  req_bytes     -->|     32 RAMs 2^I x 419 <-------------|----------+      |--> resp_sqp, resp_sqp_valid,
 //!  req_bucket    -->|        stash[STASH] regs <----------|----------+      |    resp_pinned, resp_entry
 //!  req_slot      -->|        write history w1, w2 --------+ forward  |      |
 //!  req_in_stash  -->|        scan engine: Age op on idle clocks,     |      |--> busy
@@ -23,8 +24,8 @@
 //! - 1 `LookupUpdate` (data path): hit -> `last_seen = now`, add `req_bytes`
 //!   to `window_bytes` (saturating; restarted when the entry's
 //!   `window_epoch` differs from the `window_epoch` input); miss -> insert
-//!   the flow without a source QP, or count an insert failure when its
-//!   bucket's 4 ways and the stash are full.
+//!   the flow without a source QP, or count an insert failure when its 8
+//!   candidate buckets and the stash are full.
 //! - 2 `LearnSqp`: set the source QP of the key, inserting it if absent
 //!   (RDMA CM REQ/REP snooping, PSN pairing). A pinned entry keeps its SQP;
 //!   with `req_fill` (PSN pairing) so does an entry that has one.
@@ -32,35 +33,55 @@
 //!   (from the CSR / `cngw flows add`). Pinned entries never age.
 //! - 4 `Delete`: remove the key (the response shows the removed entry).
 //! - 5 `ReadLocation`: read the entry at `{req_in_stash, req_bucket,
-//!   req_slot}` (way 0..3, or stash slot) for iteration from the CSR.
+//!   req_slot}` (bucket 0..2^BUCKET_BITS-1 and way 0..3, or stash slot)
+//!   for iteration from the CSR.
 //! - 6, 7: reserved on the port (behave as `Lookup`); used inside for the
 //!   aging scan (`Age`) and the post-reset flush (`Flush`).
 //!
 //! Every `LookupUpdate` hit also refreshes `last_seen`, as do the learning
-//! and static ops. Insertion takes the lowest free way of the key's bucket,
-//! else the lowest free stash slot; a look-up checks the ways and the stash.
-//! The bucket is `CRC-32C(SIP|DIP|DQP) mod 2^BUCKET_BITS` (`flow_hash.rs`).
+//! and static ops.
+//!
+//! Placement (8-choice d-left, `docs/decisions.md`): the 2^BUCKET_BITS
+//! buckets are 8 banks of 2^INDEX_BITS (INDEX_BITS = BUCKET_BITS - 3),
+//! bucket = `bank << INDEX_BITS | index`. A key has one candidate bucket in
+//! each bank: bank `i`'s index is bits `[i * INDEX_BITS, (i + 1) *
+//! INDEX_BITS)` of the key's 96-bit hash, CRC-64/XZ (bits 95..32) and
+//! CRC-32C (bits 31..0) of SIP|DIP|DQP (`flow_hash.rs`,
+//! `FlowKey::candidates`). An insert takes the candidate bucket with the
+//! fewest valid ways (ties to the lowest bank) and in it the lowest free
+//! way; with all 8 candidates full, the lowest free stash slot; else it
+//! fails. A look-up finds the key in whichever candidate or stash slot
+//! holds it. Entries never move (a flow's place is its FCN-01 label).
+//! `resp_bucket` is the bucket of the way hit or inserted into (for
+//! `ReadLocation` the bucket asked); otherwise (stash, miss, failure) the
+//! candidate an insert would take.
+//!
+//! Each way of each bank is its own RAM (32 RAMs of 2^INDEX_BITS entries);
+//! a request reads all 32 in parallel, each at its bank's candidate index,
+//! so a look-up compares 32 ways and the stash in one pass.
 //!
 //! Latency and throughput: one request per clock, never a stall; the
 //! response to a request presented in clock n is on the `resp_*` outputs in
 //! clock n+5 (five registers: s1, s2, cmp, dec, resp), and the counters include
 //! it from the clock after (n+6). Requests are applied in order exactly as if one
 //! at a time: back-to-back requests to the same flow or bucket see each
-//! other's writes. The RAM read (S1) misses the writes of the three requests
-//! ahead; the compare stage takes the two older ones from a write history
-//! (w1, w2) and the decide stage corrects for the one directly ahead from
-//! the key equality the compare stage registered. No comparison sits behind
-//! an unregistered RAM output.
+//! other's writes, including the candidates' loads an insert compares. The
+//! RAM read (S1) misses the writes of the three requests ahead; the compare
+//! stage takes the two older ones from a write history (w1, w2, per bank)
+//! and the decide stage corrects for the one directly ahead from the key
+//! equality and per-bank index equality the compare stage registered. No
+//! comparison sits behind an unregistered RAM output.
 //!
 //! Aging: on each clock without a request, while `aging_enable` is high,
-//! the scan engine injects an `Age` op for the next bucket (all 4 ways) and
-//! the next stash slot; it removes valid unpinned entries whose
-//! `now - last_seen` (mod 2^32) exceeds `age_timeout`. A full pass takes
-//! 2^BUCKET_BITS idle clocks (4096 for the gateway: ~13 us at 322 MHz).
+//! the scan engine injects an `Age` op for the next index, in all 8 banks
+//! at once (all 32 entries; each RAM has its own write port), and the next
+//! stash slot; it removes valid unpinned entries whose `now - last_seen`
+//! (mod 2^32) exceeds `age_timeout`. A full pass takes 2^INDEX_BITS idle
+//! clocks (512 for the gateway: ~1.6 us at 322 MHz).
 //!
 //! Reset: a synchronous `reset` drops the requests of its own clock and
 //! the 4 before it (still in the pipeline; they get no response), clears the stash and the counters, then flushes
-//! the RAM for 2^BUCKET_BITS clocks with `busy` high; requests presented
+//! the RAMs for 2^INDEX_BITS clocks with `busy` high; requests presented
 //! while `busy` get a response with `resp_dropped` set and have no effect.
 //! After configuration the block RAMs are empty without a reset.
 //!
@@ -79,18 +100,18 @@
 //! `InsertStatic` and `Delete`; un-pinning is `Delete` then `LearnSqp`.
 //!
 //! Resources of the gateway's 16K-entry configuration (4096 buckets x 4
-//! ways + 8 stash), block alone, Yosys 0.70 `synth_xilinx -family xcup`:
-//! 172 RAMB36E2 (4 x 4096 x 387 bits = 6.3 Mbit; 24 URAM as 4K x 72 would
-//! also do), 10.3K LUTs, 9.3K flip-flops (pipeline ~4 x 400, registered RAM
-//! outputs and forwarded ways 8 x 387, write history 2 x 400, stash
-//! 8 x 387) — measured with the 387-bit entry; the 419-bit entry of LH-10
-//! (`prev_bytes`) needs 4 x ceil(419 / 9) = 188 RAMB36E2 in the same
-//! 4K x 9 mapping (not re-synthesised yet). The LUTs go mainly to the 13 key comparators of 280 bits (4 ways,
-//! the stash, the request ahead), the forwarding muxes and the one-hot
-//! AND-OR entry select. Longest path (generic 6-LUT mapping, adders in
-//! LUTs): 21 levels, in the decide stage: ahead-correction, entry select,
-//! window-byte add, write data. At 322 MHz that stage would need splitting
-//! (or the per-candidate byte sums precomputed in C); not done.
+//! ways + 8 stash), an estimate (not re-synthesised since the banks): 32
+//! RAMs of 512 x 419 bits (the same 6.9 Mbit as the earlier 4 RAMs of
+//! 4096 x 419): 32 x ceil(419 / 72) = 192 RAMB36E2 in the 512 x 72
+//! mapping (the 4-RAM table needed 188 in 4K x 9). The measured 1-choice
+//! block (Yosys 0.70 `synth_xilinx -family xcup`: 10.3K LUTs, 9.3K
+//! flip-flops) scales with the ways compared: the 32 registered RAM
+//! outputs and forwarded ways (2 x 32 x 419, ~27K flip-flops) and 41 key
+//! comparators of 280 bits (32 ways, the stash, the request ahead) put it
+//! near 40K LUTs and 30K flip-flops, plus 72 parity trees for the hash
+//! (~2K LUTs). The longest path is in the decide stage (ahead correction,
+//! per-bank load, the 8-way minimum, entry select, window-byte add); at
+//! 322 MHz it needs splitting (not done).
 //!
 //! draft-tian-ccwg-long-haul-cnp-00, "Flow Table Learning and Maintenance":
 //! one entry per {SIP, DIP, SQP, DQP} flow (here keyed by {SIP, DIP, DQP}
@@ -102,8 +123,12 @@ use super::flow_entry::{FlowEntry, ENTRY_BITS, KEY_BITS};
 use super::flow_hash::FlowHash;
 use rust_hdl::prelude::*;
 
-/// Ways per bucket (one RAM each).
+/// Ways per bucket.
 pub const WAYS: usize = 4;
+/// Banks: a key has one candidate bucket in each.
+pub const BANKS: usize = 8;
+/// Bits of the bank number (the top bits of a bucket number).
+pub const BANK_BITS: usize = 3;
 /// Largest stash (slot numbers are 4 bits).
 pub const MAX_STASH: usize = 16;
 
@@ -132,8 +157,8 @@ impl FlowOp {
     }
 }
 
-/// One operation travelling down the pipeline (the bucket travels beside it,
-/// its width being a parameter).
+/// One operation travelling down the pipeline (the candidate buckets
+/// travel beside it, their width being a parameter).
 #[derive(Clone, Copy, Debug, PartialEq, Default, LogicStruct)]
 pub struct FlowStage {
     /// The slot carries an operation.
@@ -153,18 +178,24 @@ pub struct FlowStage {
     /// `ReadLocation`: way or stash slot; `Age`: stash slot to age.
     pub slot: Bits<4>,
     pub in_stash: Bit,
+    /// `ReadLocation`: the bank of the bucket asked.
+    pub bank: Bits<3>,
     /// `LearnSqp` only where the entry has no source QP.
     pub fill: Bit,
 }
 
-/// The gateway's table: 4096 buckets x 4 ways + 8 stash = 16,392 entries.
-pub type GatewayFlowTable = FlowTable<12, 8>;
+/// The gateway's table: 4096 buckets (8 banks of 512) x 4 ways + 8 stash =
+/// 16,392 entries.
+pub type GatewayFlowTable = FlowTable<12, 9, 8>;
 
+/// `BUCKET_BITS` buckets in 8 banks of 2^`INDEX_BITS` (`INDEX_BITS` must be
+/// `BUCKET_BITS - 3`: Rust has no generic const expressions, so both are
+/// parameters and the constructor checks them), `STASH` stash slots.
 #[derive(LogicBlock)]
-pub struct FlowTable<const BUCKET_BITS: usize, const STASH: usize> {
+pub struct FlowTable<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous: drops in-flight requests, clears counters and stash,
-    /// flushes the RAM (`busy` for 2^BUCKET_BITS clocks).
+    /// flushes the RAM (`busy` for 2^INDEX_BITS clocks).
     pub reset: Signal<In, Bit>,
     // Request (one per clock).
     pub req_valid: Signal<In, Bit>,
@@ -215,8 +246,10 @@ pub struct FlowTable<const BUCKET_BITS: usize, const STASH: usize> {
     pub insert_failures: Signal<Out, Bits<32>>,
     pub lookups_without_sqp: Signal<Out, Bits<32>>,
     // Blocks and memories.
-    hash: FlowHash<BUCKET_BITS>,
-    ways: Vec<RAM<FlowEntry, BUCKET_BITS>>,
+    /// One candidate per bank.
+    hash: Vec<FlowHash<BUCKET_BITS>>,
+    /// RAM `4 * bank + way`.
+    ways: Vec<RAM<FlowEntry, INDEX_BITS>>,
     stash: Vec<DFF<FlowEntry>>,
     // Constants.
     empty_entry: Constant<FlowEntry>,
@@ -224,40 +257,46 @@ pub struct FlowTable<const BUCKET_BITS: usize, const STASH: usize> {
     idle_stage: Constant<FlowStage>,
     slot_number: Vec<Constant<Bits<4>>>,
     stash_last: Constant<Bits<4>>,
-    bucket_last: Constant<Bits<BUCKET_BITS>>,
-    // Scan engine (aging and flush).
-    scan_bucket: DFF<Bits<BUCKET_BITS>>,
+    /// `bank << INDEX_BITS`, the first bucket of each bank.
+    bank_base: Vec<Constant<Bits<BUCKET_BITS>>>,
+    bank_number: Vec<Constant<Bits<3>>>,
+    index_mask: Constant<Bits<BUCKET_BITS>>,
+    bank_mask: Constant<Bits<BUCKET_BITS>>,
+    index_last: Constant<Bits<BUCKET_BITS>>,
+    // Scan engine (aging and flush): the index, in every bank.
+    scan_index: DFF<Bits<BUCKET_BITS>>,
     scan_slot: DFF<Bits<4>>,
     flushing: DFF<Bit>,
-    // Pipeline.
+    // Pipeline; `*_cand[bank]` the op's candidate bucket in each bank.
     s1: DFF<FlowStage>,
-    s1_bucket: DFF<Bits<BUCKET_BITS>>,
+    s1_cand: Vec<DFF<Bits<BUCKET_BITS>>>,
     s2: DFF<FlowStage>,
-    s2_bucket: DFF<Bits<BUCKET_BITS>>,
+    s2_cand: Vec<DFF<Bits<BUCKET_BITS>>>,
     cmp: DFF<FlowStage>,
-    cmp_bucket: DFF<Bits<BUCKET_BITS>>,
+    cmp_cand: Vec<DFF<Bits<BUCKET_BITS>>>,
     cmp_ram: Vec<DFF<FlowEntry>>,
-    cmp_fwd_w1: DFF<Bit>,
-    cmp_fwd_w2: DFF<Bit>,
-    cmp_same_bucket_ahead: DFF<Bit>,
+    /// Per bank: the candidate is the one w1 / w2 wrote / the op ahead's.
+    cmp_fwd_w1: DFF<Bits<8>>,
+    cmp_fwd_w2: DFF<Bits<8>>,
+    cmp_same_ahead: DFF<Bits<8>>,
     dec: DFF<FlowStage>,
-    dec_bucket: DFF<Bits<BUCKET_BITS>>,
+    dec_cand: Vec<DFF<Bits<BUCKET_BITS>>>,
     dec_way: Vec<DFF<FlowEntry>>,
-    dec_match_way: DFF<Bits<4>>,
-    dec_stale_way: DFF<Bits<4>>,
+    dec_match_way: DFF<Bits<32>>,
+    dec_stale_way: DFF<Bits<32>>,
     dec_match_stash: DFF<Bits<STASH>>,
-    dec_same_bucket_ahead: DFF<Bit>,
+    dec_same_ahead: DFF<Bits<8>>,
     dec_same_key_ahead: DFF<Bit>,
     dec_stash_stale: DFF<Bit>,
-    // Write history: w1 the RAM write of one clock ago (and its stash
-    // write), w2 of two clocks ago.
-    w1_mask: DFF<Bits<4>>,
-    w1_bucket: DFF<Bits<BUCKET_BITS>>,
+    // Write history: w1 the RAM writes of one clock ago (one mask bit per
+    // RAM, the address per bank) and its stash write, w2 of two clocks ago.
+    w1_mask: DFF<Bits<32>>,
+    w1_cand: Vec<DFF<Bits<BUCKET_BITS>>>,
     w1_entry: DFF<FlowEntry>,
     w1_stash_write: DFF<Bit>,
     w1_stash_slot: DFF<Bits<4>>,
-    w2_mask: DFF<Bits<4>>,
-    w2_bucket: DFF<Bits<BUCKET_BITS>>,
+    w2_mask: DFF<Bits<32>>,
+    w2_cand: Vec<DFF<Bits<BUCKET_BITS>>>,
     w2_entry: DFF<FlowEntry>,
     // Response registers.
     r_valid: DFF<Bit>,
@@ -283,12 +322,16 @@ pub struct FlowTable<const BUCKET_BITS: usize, const STASH: usize> {
     cnt_became_learned: DFF<Bit>,
     cnt_failed: DFF<Bit>,
     cnt_unlearned: DFF<Bit>,
-    cnt_aged: DFF<Bits<3>>,
-    cnt_aged_learned: DFF<Bits<3>>,
+    cnt_aged: DFF<Bits<6>>,
+    cnt_aged_learned: DFF<Bits<6>>,
     // S0.
     key_in: Signal<Local, Bits<KEY_BITS>>,
     stage_in: Signal<Local, FlowStage>,
-    bucket_in: Signal<Local, Bits<BUCKET_BITS>>,
+    req_bank_bits: Signal<Local, Bits<BUCKET_BITS>>,
+    // S2.
+    fwd_w1_in: Signal<Local, Bits<8>>,
+    fwd_w2_in: Signal<Local, Bits<8>>,
+    same_ahead_in: Signal<Local, Bits<8>>,
     // C.
     fwd: Vec<Signal<Local, FlowEntry>>,
     probe: Signal<Local, FlowEntry>,
@@ -298,25 +341,37 @@ pub struct FlowTable<const BUCKET_BITS: usize, const STASH: usize> {
     select_word: Signal<Local, Bits<32>>,
     slot_last_seen: Signal<Local, Bits<32>>,
     entry_age: Signal<Local, Bits<32>>,
-    cmp_match: Signal<Local, Bits<4>>,
-    cmp_stale: Signal<Local, Bits<4>>,
+    cmp_match: Signal<Local, Bits<32>>,
+    cmp_stale: Signal<Local, Bits<32>>,
     cmp_match_stash: Signal<Local, Bits<STASH>>,
     // D.
     op_update: Signal<Local, Bit>,
     w1_age: Signal<Local, Bits<32>>,
     w1_stale: Signal<Local, Bit>,
     eff: Vec<Signal<Local, FlowEntry>>,
-    match_way: Signal<Local, Bits<4>>,
-    stale_way: Signal<Local, Bits<4>>,
+    match_way: Signal<Local, Bits<32>>,
+    stale_way: Signal<Local, Bits<32>>,
     match_stash: Signal<Local, Bits<STASH>>,
     hit: Signal<Local, Bit>,
     hit_entry: Signal<Local, FlowEntry>,
     hit_in_stash: Signal<Local, Bit>,
     hit_slot: Signal<Local, Bits<4>>,
-    free_way_found: Signal<Local, Bit>,
+    /// Per bank: a way of it is selected.
+    bank_hit: Signal<Local, Bits<8>>,
+    /// The current bank's valid ways and lowest free way (in the loop).
+    load: Signal<Local, Bits<3>>,
+    bank_free_found: Signal<Local, Bit>,
+    bank_free: Signal<Local, Bits<4>>,
+    /// The least loaded candidate (one-hot), its load and lowest free way.
+    best_load: Signal<Local, Bits<3>>,
+    best_bank: Signal<Local, Bits<8>>,
     free_way: Signal<Local, Bits<4>>,
+    free_way_found: Signal<Local, Bit>,
     free_stash_found: Signal<Local, Bit>,
     free_stash: Signal<Local, Bits<4>>,
+    /// The bank whose candidate is the response's bucket (one-hot).
+    bank_sel: Signal<Local, Bits<8>>,
+    resp_bucket_sel: Signal<Local, Bits<BUCKET_BITS>>,
     window_sum: Signal<Local, Bits<33>>,
     // LH-10: the flow's last complete window and the one before, at its
     // first packet of a new window, and whether the last fell below 7/8.
@@ -329,7 +384,7 @@ pub struct FlowTable<const BUCKET_BITS: usize, const STASH: usize> {
     new_entry: Signal<Local, FlowEntry>,
     write_entry: Signal<Local, FlowEntry>,
     result_entry: Signal<Local, FlowEntry>,
-    way_write: Signal<Local, Bits<4>>,
+    way_write: Signal<Local, Bits<32>>,
     stash_write: Signal<Local, Bit>,
     stash_write_slot: Signal<Local, Bits<4>>,
     loc_in_stash: Signal<Local, Bit>,
@@ -338,20 +393,20 @@ pub struct FlowTable<const BUCKET_BITS: usize, const STASH: usize> {
     failed: Signal<Local, Bit>,
     removed: Signal<Local, Bit>,
     became_learned: Signal<Local, Bit>,
-    expired_way: Signal<Local, Bits<4>>,
+    expired_way: Signal<Local, Bits<32>>,
     age_op: Signal<Local, Bit>,
     locate: Signal<Local, Bit>,
-    sel_way: Signal<Local, Bits<4>>,
+    sel_way: Signal<Local, Bits<32>>,
     sel_stash: Signal<Local, Bits<STASH>>,
     stash_stale: Signal<Local, Bit>,
     stash_expired: Signal<Local, Bit>,
-    aged_now: Signal<Local, Bits<3>>,
-    aged_learned_now: Signal<Local, Bits<3>>,
+    aged_now: Signal<Local, Bits<6>>,
+    aged_learned_now: Signal<Local, Bits<6>>,
     /// The ways' part of `aged_now` / `aged_learned_now` (kept apart so
     /// that the statement selecting the entry does not also read
     /// `stash_expired`, which follows from the selected entry).
-    aged_ways: Signal<Local, Bits<3>>,
-    aged_ways_learned: Signal<Local, Bits<3>>,
+    aged_ways: Signal<Local, Bits<6>>,
+    aged_ways_learned: Signal<Local, Bits<6>>,
     occupancy_next: Signal<Local, Bits<32>>,
     learned_next: Signal<Local, Bits<32>>,
     aged_base: Signal<Local, Bits<32>>,
@@ -359,10 +414,19 @@ pub struct FlowTable<const BUCKET_BITS: usize, const STASH: usize> {
     unlearned_base: Signal<Local, Bits<32>>,
 }
 
-impl<const BUCKET_BITS: usize, const STASH: usize> Default for FlowTable<BUCKET_BITS, STASH> {
+impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Default
+    for FlowTable<BUCKET_BITS, INDEX_BITS, STASH>
+{
     fn default() -> Self {
         assert!((1..=MAX_STASH).contains(&STASH), "1 to 16 stash slots");
+        assert_eq!(
+            INDEX_BITS + BANK_BITS,
+            BUCKET_BITS,
+            "INDEX_BITS must be BUCKET_BITS - 3 (8 banks)"
+        );
+        assert!((1..=16).contains(&INDEX_BITS), "1 to 16 index bits");
         let slots = STASH.max(WAYS) as u64;
+        let index_mask = (1u64 << INDEX_BITS) - 1;
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -400,44 +464,52 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Default for FlowTable<BUCKET_
             aged: Default::default(),
             insert_failures: Default::default(),
             lookups_without_sqp: Default::default(),
-            hash: Default::default(),
-            ways: (0..WAYS).map(|_| Default::default()).collect(),
+            hash: (0..BANKS).map(FlowHash::candidate).collect(),
+            ways: (0..BANKS * WAYS).map(|_| Default::default()).collect(),
             stash: (0..STASH).map(|_| Default::default()).collect(),
             empty_entry: Constant::new(FlowEntry::default()),
             all_ones: Constant::new(!Bits::<ENTRY_BITS>::default()),
             idle_stage: Constant::new(FlowStage::default()),
             slot_number: (0..slots).map(|i| Constant::new(i.to_bits())).collect(),
             stash_last: Constant::new((STASH as u64 - 1).to_bits()),
-            bucket_last: Constant::new(((1u64 << BUCKET_BITS) - 1).to_bits()),
-            scan_bucket: Default::default(),
+            bank_base: (0..BANKS as u64)
+                .map(|b| Constant::new((b << INDEX_BITS).to_bits()))
+                .collect(),
+            bank_number: (0..BANKS as u64)
+                .map(|b| Constant::new(b.to_bits()))
+                .collect(),
+            index_mask: Constant::new(index_mask.to_bits()),
+            bank_mask: Constant::new((!index_mask & ((1u64 << BUCKET_BITS) - 1)).to_bits()),
+            index_last: Constant::new(index_mask.to_bits()),
+            scan_index: Default::default(),
             scan_slot: Default::default(),
             flushing: Default::default(),
             s1: Default::default(),
-            s1_bucket: Default::default(),
+            s1_cand: (0..BANKS).map(|_| Default::default()).collect(),
             s2: Default::default(),
-            s2_bucket: Default::default(),
+            s2_cand: (0..BANKS).map(|_| Default::default()).collect(),
             cmp: Default::default(),
-            cmp_bucket: Default::default(),
-            cmp_ram: (0..WAYS).map(|_| Default::default()).collect(),
+            cmp_cand: (0..BANKS).map(|_| Default::default()).collect(),
+            cmp_ram: (0..BANKS * WAYS).map(|_| Default::default()).collect(),
             cmp_fwd_w1: Default::default(),
             cmp_fwd_w2: Default::default(),
-            cmp_same_bucket_ahead: Default::default(),
+            cmp_same_ahead: Default::default(),
             dec: Default::default(),
-            dec_bucket: Default::default(),
-            dec_way: (0..WAYS).map(|_| Default::default()).collect(),
+            dec_cand: (0..BANKS).map(|_| Default::default()).collect(),
+            dec_way: (0..BANKS * WAYS).map(|_| Default::default()).collect(),
             dec_match_way: Default::default(),
             dec_stale_way: Default::default(),
             dec_match_stash: Default::default(),
-            dec_same_bucket_ahead: Default::default(),
+            dec_same_ahead: Default::default(),
             dec_same_key_ahead: Default::default(),
             dec_stash_stale: Default::default(),
             w1_mask: Default::default(),
-            w1_bucket: Default::default(),
+            w1_cand: (0..BANKS).map(|_| Default::default()).collect(),
             w1_entry: Default::default(),
             w1_stash_write: Default::default(),
             w1_stash_slot: Default::default(),
             w2_mask: Default::default(),
-            w2_bucket: Default::default(),
+            w2_cand: (0..BANKS).map(|_| Default::default()).collect(),
             w2_entry: Default::default(),
             r_valid: Default::default(),
             r_dropped: Default::default(),
@@ -464,8 +536,11 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Default for FlowTable<BUCKET_
             cnt_aged_learned: Default::default(),
             key_in: Default::default(),
             stage_in: Default::default(),
-            bucket_in: Default::default(),
-            fwd: (0..WAYS).map(|_| Default::default()).collect(),
+            req_bank_bits: Default::default(),
+            fwd_w1_in: Default::default(),
+            fwd_w2_in: Default::default(),
+            same_ahead_in: Default::default(),
+            fwd: (0..BANKS * WAYS).map(|_| Default::default()).collect(),
             probe: Default::default(),
             probe_bits: Default::default(),
             select_mask: Default::default(),
@@ -479,7 +554,7 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Default for FlowTable<BUCKET_
             op_update: Default::default(),
             w1_age: Default::default(),
             w1_stale: Default::default(),
-            eff: (0..WAYS).map(|_| Default::default()).collect(),
+            eff: (0..BANKS * WAYS).map(|_| Default::default()).collect(),
             match_way: Default::default(),
             stale_way: Default::default(),
             match_stash: Default::default(),
@@ -487,10 +562,18 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Default for FlowTable<BUCKET_
             hit_entry: Default::default(),
             hit_in_stash: Default::default(),
             hit_slot: Default::default(),
-            free_way_found: Default::default(),
+            bank_hit: Default::default(),
+            load: Default::default(),
+            bank_free_found: Default::default(),
+            bank_free: Default::default(),
+            best_load: Default::default(),
+            best_bank: Default::default(),
             free_way: Default::default(),
+            free_way_found: Default::default(),
             free_stash_found: Default::default(),
             free_stash: Default::default(),
+            bank_sel: Default::default(),
+            resp_bucket_sel: Default::default(),
             window_sum: Default::default(),
             last_window: Default::default(),
             epoch_next: Default::default(),
@@ -530,38 +613,35 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Default for FlowTable<BUCKET_
     }
 }
 
-impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BITS, STASH> {
+impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Logic
+    for FlowTable<BUCKET_BITS, INDEX_BITS, STASH>
+{
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
             self,
             clock,
-            scan_bucket,
+            scan_index,
             scan_slot,
             flushing,
             s1,
-            s1_bucket,
             s2,
-            s2_bucket,
             cmp,
-            cmp_bucket,
             cmp_fwd_w1,
             cmp_fwd_w2,
-            cmp_same_bucket_ahead,
+            cmp_same_ahead,
             dec,
-            dec_bucket,
             dec_match_way,
             dec_stale_way,
             dec_match_stash,
-            dec_same_bucket_ahead,
+            dec_same_ahead,
             dec_same_key_ahead,
+            dec_stash_stale,
             w1_mask,
-            w1_bucket,
             w1_entry,
             w1_stash_write,
             w1_stash_slot,
             w2_mask,
-            w2_bucket,
             w2_entry,
             r_valid,
             r_dropped,
@@ -577,7 +657,6 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
             aged_count,
             insert_failure_count,
             unlearned_lookup_count,
-            dec_stash_stale,
             cnt_clear,
             cnt_inserted,
             cnt_removed,
@@ -588,13 +667,27 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
             cnt_aged,
             cnt_aged_learned
         );
-        for w in 0..4 {
-            self.ways[w].read_clock.next = self.clock.val();
-            self.ways[w].write_clock.next = self.clock.val();
-            self.cmp_ram[w].clock.next = self.clock.val();
-            self.cmp_ram[w].d.next = self.cmp_ram[w].q.val();
-            self.dec_way[w].clock.next = self.clock.val();
-            self.dec_way[w].d.next = self.dec_way[w].q.val();
+        for b in 0..8 {
+            self.s1_cand[b].clock.next = self.clock.val();
+            self.s1_cand[b].d.next = self.s1_cand[b].q.val();
+            self.s2_cand[b].clock.next = self.clock.val();
+            self.s2_cand[b].d.next = self.s2_cand[b].q.val();
+            self.cmp_cand[b].clock.next = self.clock.val();
+            self.cmp_cand[b].d.next = self.cmp_cand[b].q.val();
+            self.dec_cand[b].clock.next = self.clock.val();
+            self.dec_cand[b].d.next = self.dec_cand[b].q.val();
+            self.w1_cand[b].clock.next = self.clock.val();
+            self.w1_cand[b].d.next = self.w1_cand[b].q.val();
+            self.w2_cand[b].clock.next = self.clock.val();
+            self.w2_cand[b].d.next = self.w2_cand[b].q.val();
+        }
+        for r in 0..32 {
+            self.ways[r].read_clock.next = self.clock.val();
+            self.ways[r].write_clock.next = self.clock.val();
+            self.cmp_ram[r].clock.next = self.clock.val();
+            self.cmp_ram[r].d.next = self.cmp_ram[r].q.val();
+            self.dec_way[r].clock.next = self.clock.val();
+            self.dec_way[r].d.next = self.dec_way[r].q.val();
         }
         for s in 0..STASH {
             self.stash[s].clock.next = self.clock.val();
@@ -630,7 +723,9 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
                 | (bit_cast::<280, 128>(self.req_dip.val()) << 24)
                 | bit_cast::<280, 24>(self.req_dqp.val());
         }
-        self.hash.key.next = self.key_in.val();
+        for b in 0..8 {
+            self.hash[b].key.next = self.key_in.val();
+        }
         self.stage_in.next = self.idle_stage.val();
         self.stage_in.next.clear = self.clear_counters.val();
         self.stage_in.next.op = self.req_op.val();
@@ -646,58 +741,93 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         self.stage_in.next.slot = self.req_slot.val();
         self.stage_in.next.in_stash = self.req_in_stash.val();
         self.stage_in.next.fill = self.req_fill.val();
-        self.bucket_in.next = self.hash.bucket.val();
-        if self.req_op.val() == 5 {
-            self.bucket_in.next = self.req_bucket.val();
+        // ReadLocation: the bank of the bucket asked.
+        self.req_bank_bits.next = self.req_bucket.val() & self.bank_mask.val();
+        for b in 0..8 {
+            if self.req_bank_bits.val() == self.bank_base[b].val() {
+                self.stage_in.next.bank = self.bank_number[b].val();
+            }
+        }
+        // The candidates: the key's, or for ReadLocation the index asked
+        // in every bank, or the scan index in every bank.
+        for b in 0..8 {
+            self.s1_cand[b].d.next = self.hash[b].bucket.val();
+            if self.req_op.val() == 5 {
+                self.s1_cand[b].d.next =
+                    self.bank_base[b].val() | (self.req_bucket.val() & self.index_mask.val());
+            }
         }
         if self.flushing.q.val() {
-            // Flush: invalidate the 4 ways of one bucket per clock.
+            // Flush: invalidate the 32 ways of one index per clock.
             self.stage_in.next.valid = true;
             self.stage_in.next.reply = self.req_valid.val();
             self.stage_in.next.op = 7.into();
-            self.bucket_in.next = self.scan_bucket.q.val();
-            self.scan_bucket.d.next = self.scan_bucket.q.val() + 1;
-            if self.scan_bucket.q.val() == self.bucket_last.val() {
+            for b in 0..8 {
+                self.s1_cand[b].d.next = self.bank_base[b].val() | self.scan_index.q.val();
+            }
+            self.scan_index.d.next = (self.scan_index.q.val() + 1) & self.index_mask.val();
+            if self.scan_index.q.val() == self.index_last.val() {
                 self.flushing.d.next = false;
             }
         } else if self.req_valid.val() {
             self.stage_in.next.valid = true;
             self.stage_in.next.reply = true;
         } else if self.aging_enable.val() {
-            // Age: one bucket and one stash slot per idle clock.
+            // Age: one index (all banks) and one stash slot per idle clock.
             self.stage_in.next.valid = true;
             self.stage_in.next.op = 6.into();
             self.stage_in.next.slot = self.scan_slot.q.val();
             self.stage_in.next.in_stash = true;
-            self.bucket_in.next = self.scan_bucket.q.val();
-            self.scan_bucket.d.next = self.scan_bucket.q.val() + 1;
+            for b in 0..8 {
+                self.s1_cand[b].d.next = self.bank_base[b].val() | self.scan_index.q.val();
+            }
+            self.scan_index.d.next = (self.scan_index.q.val() + 1) & self.index_mask.val();
             self.scan_slot.d.next = self.scan_slot.q.val() + 1;
             if self.scan_slot.q.val() == self.stash_last.val() {
                 self.scan_slot.d.next = 0.into();
             }
         }
         self.s1.d.next = self.stage_in.val();
-        self.s1_bucket.d.next = self.bucket_in.val();
 
-        // ---- S1: read the bucket's 4 ways.
-        for w in 0..4 {
-            self.ways[w].read_address.next = self.s1_bucket.q.val();
+        // ---- S1: read the 32 ways, each bank at its candidate.
+        for b in 0..8 {
+            for w in 0..4 {
+                self.ways[b * 4 + w].read_address.next =
+                    self.s1_cand[b].q.val().get_bits::<INDEX_BITS>(0);
+            }
+            self.s2_cand[b].d.next = self.s1_cand[b].q.val();
         }
         self.s2.d.next = self.s1.q.val();
-        self.s2_bucket.d.next = self.s1_bucket.q.val();
 
-        // ---- S2: register the RAM outputs; relate this bucket to the ops
-        // whose writes the read missed (the op in D writes at this clock's
-        // end and is w1 when this op compares; w1 now is w2 then; the op in
-        // C is directly ahead and is corrected for in D).
-        for w in 0..4 {
-            self.cmp_ram[w].d.next = self.ways[w].read_data.val();
+        // ---- S2: register the RAM outputs; relate each candidate to the
+        // ops whose writes the read missed (the op in D writes at this
+        // clock's end and is w1 when this op compares; w1 now is w2 then;
+        // the op in C is directly ahead and is corrected for in D).
+        for r in 0..32 {
+            self.cmp_ram[r].d.next = self.ways[r].read_data.val();
         }
         self.cmp.d.next = self.s2.q.val();
-        self.cmp_bucket.d.next = self.s2_bucket.q.val();
-        self.cmp_fwd_w1.d.next = self.s2_bucket.q.val() == self.dec_bucket.q.val();
-        self.cmp_fwd_w2.d.next = self.s2_bucket.q.val() == self.w1_bucket.q.val();
-        self.cmp_same_bucket_ahead.d.next = self.s2_bucket.q.val() == self.cmp_bucket.q.val();
+        self.fwd_w1_in.next = 0.into();
+        self.fwd_w2_in.next = 0.into();
+        self.same_ahead_in.next = 0.into();
+        for b in 0..8 {
+            self.cmp_cand[b].d.next = self.s2_cand[b].q.val();
+            self.fwd_w1_in.next = self
+                .fwd_w1_in
+                .val()
+                .replace_bit(b, self.s2_cand[b].q.val() == self.dec_cand[b].q.val());
+            self.fwd_w2_in.next = self
+                .fwd_w2_in
+                .val()
+                .replace_bit(b, self.s2_cand[b].q.val() == self.w1_cand[b].q.val());
+            self.same_ahead_in.next = self
+                .same_ahead_in
+                .val()
+                .replace_bit(b, self.s2_cand[b].q.val() == self.cmp_cand[b].q.val());
+        }
+        self.cmp_fwd_w1.d.next = self.fwd_w1_in.val();
+        self.cmp_fwd_w2.d.next = self.fwd_w2_in.val();
+        self.cmp_same_ahead.d.next = self.same_ahead_in.val();
 
         // ---- C: forward the two older writes, compare keys, check ages.
         // (The compare stage works only on a valid op, so that a simulator
@@ -709,34 +839,38 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         self.probe.next = self.stash[0].q.val();
         self.entry_age.next = 0.into();
         self.select_word.next = 0.into();
-        for w in 0..4 {
-            self.fwd[w].next = self.cmp_ram[w].q.val();
-            self.dec_way[w].d.next = self.cmp_ram[w].q.val();
+        for r in 0..32 {
+            self.fwd[r].next = self.cmp_ram[r].q.val();
+            self.dec_way[r].d.next = self.cmp_ram[r].q.val();
         }
         if self.cmp.q.val().valid {
             self.cmp_match.next = 0.into();
             self.cmp_stale.next = 0.into();
-            for w in 0..4 {
-                self.fwd[w].next = self.cmp_ram[w].q.val();
-                if self.cmp_fwd_w2.q.val() & self.w2_mask.q.val().get_bit(w) {
-                    self.fwd[w].next = self.w2_entry.q.val();
+            for b in 0..8 {
+                for w in 0..4 {
+                    self.fwd[b * 4 + w].next = self.cmp_ram[b * 4 + w].q.val();
+                    if self.cmp_fwd_w2.q.val().get_bit(b) & self.w2_mask.q.val().get_bit(b * 4 + w)
+                    {
+                        self.fwd[b * 4 + w].next = self.w2_entry.q.val();
+                    }
+                    if self.cmp_fwd_w1.q.val().get_bit(b) & self.w1_mask.q.val().get_bit(b * 4 + w)
+                    {
+                        self.fwd[b * 4 + w].next = self.w1_entry.q.val();
+                    }
+                    // (Fields of a Vec element are read through `probe`:
+                    // rust-hdl sizes field slices outside the loop.)
+                    self.probe.next = self.fwd[b * 4 + w].val();
+                    self.cmp_match.next = self.cmp_match.val().replace_bit(
+                        b * 4 + w,
+                        self.probe.val().valid & (self.probe.val().key == self.cmp.q.val().key),
+                    );
+                    self.entry_age.next = self.cmp.q.val().now - self.probe.val().last_seen;
+                    self.cmp_stale.next = self
+                        .cmp_stale
+                        .val()
+                        .replace_bit(b * 4 + w, self.entry_age.val() > self.cmp.q.val().timeout);
+                    self.dec_way[b * 4 + w].d.next = self.fwd[b * 4 + w].val();
                 }
-                if self.cmp_fwd_w1.q.val() & self.w1_mask.q.val().get_bit(w) {
-                    self.fwd[w].next = self.w1_entry.q.val();
-                }
-                // (Fields of a Vec element are read through `probe`: rust-hdl
-                // sizes field slices outside the loop.)
-                self.probe.next = self.fwd[w].val();
-                self.cmp_match.next = self.cmp_match.val().replace_bit(
-                    w,
-                    self.probe.val().valid & (self.probe.val().key == self.cmp.q.val().key),
-                );
-                self.entry_age.next = self.cmp.q.val().now - self.probe.val().last_seen;
-                self.cmp_stale.next = self
-                    .cmp_stale
-                    .val()
-                    .replace_bit(w, self.entry_age.val() > self.cmp.q.val().timeout);
-                self.dec_way[w].d.next = self.fwd[w].val();
             }
             self.cmp_match_stash.next = 0.into();
             for s in 0..STASH {
@@ -761,11 +895,13 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         self.entry_age.next = self.cmp.q.val().now - self.slot_last_seen.val();
         self.dec_stash_stale.d.next = self.entry_age.val() > self.cmp.q.val().timeout;
         self.dec.d.next = self.cmp.q.val();
-        self.dec_bucket.d.next = self.cmp_bucket.q.val();
+        for b in 0..8 {
+            self.dec_cand[b].d.next = self.cmp_cand[b].q.val();
+        }
         self.dec_match_way.d.next = self.cmp_match.val();
         self.dec_stale_way.d.next = self.cmp_stale.val();
         self.dec_match_stash.d.next = self.cmp_match_stash.val();
-        self.dec_same_bucket_ahead.d.next = self.cmp_same_bucket_ahead.q.val();
+        self.dec_same_ahead.d.next = self.cmp_same_ahead.q.val();
         self.dec_same_key_ahead.d.next = self.cmp.q.val().key == self.dec.q.val().key;
 
         // ---- D: correct for the op directly ahead (its write is w1 now).
@@ -773,15 +909,21 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         self.w1_stale.next = self.w1_age.val() > self.dec.q.val().timeout;
         self.match_way.next = self.dec_match_way.q.val();
         self.stale_way.next = self.dec_stale_way.q.val();
-        for w in 0..4 {
-            self.eff[w].next = self.dec_way[w].q.val();
-            if self.dec_same_bucket_ahead.q.val() & self.w1_mask.q.val().get_bit(w) {
-                self.eff[w].next = self.w1_entry.q.val();
-                self.match_way.next = self.match_way.val().replace_bit(
-                    w,
-                    self.w1_entry.q.val().valid & self.dec_same_key_ahead.q.val(),
-                );
-                self.stale_way.next = self.stale_way.val().replace_bit(w, self.w1_stale.val());
+        for b in 0..8 {
+            for w in 0..4 {
+                self.eff[b * 4 + w].next = self.dec_way[b * 4 + w].q.val();
+                if self.dec_same_ahead.q.val().get_bit(b) & self.w1_mask.q.val().get_bit(b * 4 + w)
+                {
+                    self.eff[b * 4 + w].next = self.w1_entry.q.val();
+                    self.match_way.next = self.match_way.val().replace_bit(
+                        b * 4 + w,
+                        self.w1_entry.q.val().valid & self.dec_same_key_ahead.q.val(),
+                    );
+                    self.stale_way.next = self
+                        .stale_way
+                        .val()
+                        .replace_bit(b * 4 + w, self.w1_stale.val());
+                }
             }
         }
         self.match_stash.next = self.dec_match_stash.q.val();
@@ -801,11 +943,15 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         self.sel_way.next = self.match_way.val();
         self.sel_stash.next = self.match_stash.val();
         if self.locate.val() {
-            for w in 0..4 {
-                self.sel_way.next = self.sel_way.val().replace_bit(
-                    w,
-                    !self.dec.q.val().in_stash & (self.dec.q.val().slot.index() == w),
-                );
+            for b in 0..8 {
+                for w in 0..4 {
+                    self.sel_way.next = self.sel_way.val().replace_bit(
+                        b * 4 + w,
+                        !self.dec.q.val().in_stash
+                            & (self.dec.q.val().bank == self.bank_number[b].val())
+                            & (self.dec.q.val().slot.index() == w),
+                    );
+                }
             }
             for s in 0..STASH {
                 self.sel_stash.next = self.sel_stash.val().replace_bit(
@@ -817,10 +963,16 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         // The selected entry is an OR of one-hot-masked entries, which
         // synthesis balances into a tree (a chain of muxes it cannot).
         // `probe` holds one element at a time: rust-hdl cannot size a field
-        // slice of a Vec element.
+        // slice of a Vec element. The same pass counts each candidate's
+        // valid ways and keeps the least loaded (ties to the lowest bank).
         self.select_bits.next = 0.into();
         self.hit_slot.next = 0.into();
-        self.free_way_found.next = false;
+        self.bank_hit.next = 0.into();
+        self.load.next = 0.into();
+        self.bank_free_found.next = false;
+        self.bank_free.next = 0.into();
+        self.best_load.next = 7.into();
+        self.best_bank.next = 0.into();
         self.free_way.next = 0.into();
         self.free_stash_found.next = false;
         self.free_stash.next = 0.into();
@@ -829,33 +981,47 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         self.aged_ways_learned.next = 0.into();
         self.probe_bits.next = 0.into();
         self.select_mask.next = 0.into();
-        // (Only a valid op selects, so that a simulator skips the 12 wide
+        // (Only a valid op selects, so that a simulator skips the wide
         // AND-OR terms on idle clocks; the hardware is the same.)
         if self.dec.q.val().valid {
-            for w in 0..4 {
-                self.probe.next = self.eff[w].val();
-                self.probe_bits.next = self.probe.val().into();
-                self.select_mask.next = 0.into();
-                if self.sel_way.val().get_bit(w) {
-                    self.select_mask.next = self.all_ones.val();
-                    self.hit_slot.next = self.hit_slot.val() | self.slot_number[w].val();
-                }
-                self.select_bits.next =
-                    self.select_bits.val() | (self.probe_bits.val() & self.select_mask.val());
-                if !self.free_way_found.val() & !self.probe.val().valid {
-                    self.free_way_found.next = true;
-                    self.free_way.next = self.slot_number[w].val();
-                }
-                if self.age_op.val()
-                    & self.probe.val().valid
-                    & !self.probe.val().pinned
-                    & self.stale_way.val().get_bit(w)
-                {
-                    self.expired_way.next = self.expired_way.val().replace_bit(w, true);
-                    self.aged_ways.next = self.aged_ways.val() + 1;
-                    if self.probe.val().sqp_valid {
-                        self.aged_ways_learned.next = self.aged_ways_learned.val() + 1;
+            for b in 0..8 {
+                self.load.next = 0.into();
+                self.bank_free_found.next = false;
+                self.bank_free.next = 0.into();
+                for w in 0..4 {
+                    self.probe.next = self.eff[b * 4 + w].val();
+                    self.probe_bits.next = self.probe.val().into();
+                    self.select_mask.next = 0.into();
+                    if self.sel_way.val().get_bit(b * 4 + w) {
+                        self.select_mask.next = self.all_ones.val();
+                        self.hit_slot.next = self.hit_slot.val() | self.slot_number[w].val();
+                        self.bank_hit.next = self.bank_hit.val().replace_bit(b, true);
                     }
+                    self.select_bits.next =
+                        self.select_bits.val() | (self.probe_bits.val() & self.select_mask.val());
+                    if self.probe.val().valid {
+                        self.load.next = self.load.val() + 1;
+                    } else if !self.bank_free_found.val() {
+                        self.bank_free_found.next = true;
+                        self.bank_free.next = self.slot_number[w].val();
+                    }
+                    if self.age_op.val()
+                        & self.probe.val().valid
+                        & !self.probe.val().pinned
+                        & self.stale_way.val().get_bit(b * 4 + w)
+                    {
+                        self.expired_way.next = self.expired_way.val().replace_bit(b * 4 + w, true);
+                        self.aged_ways.next = self.aged_ways.val() + 1;
+                        if self.probe.val().sqp_valid {
+                            self.aged_ways_learned.next = self.aged_ways_learned.val() + 1;
+                        }
+                    }
+                }
+                if self.load.val() < self.best_load.val() {
+                    self.best_load.next = self.load.val();
+                    self.best_bank.next = 0.into();
+                    self.best_bank.next = self.best_bank.val().replace_bit(b, true);
+                    self.free_way.next = self.bank_free.val();
                 }
             }
             for s in 0..STASH {
@@ -874,6 +1040,7 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
                 }
             }
         }
+        self.free_way_found.next = self.best_load.val() < 4;
         self.hit_entry.next = self.select_bits.val().into();
         self.hit.next = self.sel_way.val().any() | self.sel_stash.val().any();
         self.hit_in_stash.next = self.sel_stash.val().any();
@@ -882,6 +1049,27 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
             self.hit_in_stash.next = self.dec.q.val().in_stash;
             self.hit_slot.next = self.dec.q.val().slot;
         }
+        // The response's bucket: the way's selected, else the candidate an
+        // insert takes; ReadLocation's bucket as asked.
+        self.bank_sel.next = self.best_bank.val();
+        if self.bank_hit.val().any() {
+            self.bank_sel.next = self.bank_hit.val();
+        }
+        if self.locate.val() {
+            for b in 0..8 {
+                self.bank_sel.next = self
+                    .bank_sel
+                    .val()
+                    .replace_bit(b, self.dec.q.val().bank == self.bank_number[b].val());
+            }
+        }
+        self.resp_bucket_sel.next = 0.into();
+        for b in 0..8 {
+            if self.bank_sel.val().get_bit(b) {
+                self.resp_bucket_sel.next = self.resp_bucket_sel.val() | self.dec_cand[b].q.val();
+            }
+        }
+
         // Age's stash slot: staleness from C unless the op ahead wrote it.
         self.stash_stale.next = self.dec_stash_stale.q.val();
         if self.w1_stash_write.q.val() & (self.w1_stash_slot.q.val() == self.dec.q.val().slot) {
@@ -975,12 +1163,7 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
                 if self.hit_in_stash.val() {
                     self.stash_write.next = true;
                 } else {
-                    for w in 0..4 {
-                        self.way_write.next = self
-                            .way_write
-                            .val()
-                            .replace_bit(w, self.hit_slot.val().index() == w);
-                    }
+                    self.way_write.next = self.sel_way.val();
                 }
             } else {
                 self.new_entry.next = self.empty_entry.val();
@@ -998,11 +1181,14 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
                 if self.free_way_found.val() {
                     self.inserted.next = true;
                     self.loc_slot.next = self.free_way.val();
-                    for w in 0..4 {
-                        self.way_write.next = self
-                            .way_write
-                            .val()
-                            .replace_bit(w, self.free_way.val().index() == w);
+                    for b in 0..8 {
+                        for w in 0..4 {
+                            self.way_write.next = self.way_write.val().replace_bit(
+                                b * 4 + w,
+                                self.best_bank.val().get_bit(b)
+                                    & (self.free_way.val().index() == w),
+                            );
+                        }
                     }
                 } else if self.free_stash_found.val() {
                     self.inserted.next = true;
@@ -1027,29 +1213,30 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
             if self.hit_in_stash.val() {
                 self.stash_write.next = true;
             } else {
-                for w in 0..4 {
-                    self.way_write.next = self
-                        .way_write
-                        .val()
-                        .replace_bit(w, self.hit_slot.val().index() == w);
-                }
+                self.way_write.next = self.sel_way.val();
             }
         }
         if self.age_op.val() {
-            // Age: the bucket's expired ways and the scanned stash slot.
+            // Age: the index's expired ways (all banks) and the scanned stash slot.
             self.way_write.next = self.expired_way.val();
             self.stash_write.next = self.stash_expired.val();
             self.stash_write_slot.next = self.dec.q.val().slot;
         }
         if self.dec.q.val().valid & (self.dec.q.val().op == 7) {
-            self.way_write.next = 15.into();
+            self.way_write.next = 0xffff_ffff_u64.into();
         }
 
         // Write back: the ways' RAMs, the stash, the history.
-        for w in 0..4 {
-            self.ways[w].write_address.next = self.dec_bucket.q.val();
-            self.ways[w].write_data.next = self.write_entry.val();
-            self.ways[w].write_enable.next = self.way_write.val().get_bit(w) & !self.reset.val();
+        for b in 0..8 {
+            for w in 0..4 {
+                self.ways[b * 4 + w].write_address.next =
+                    self.dec_cand[b].q.val().get_bits::<INDEX_BITS>(0);
+                self.ways[b * 4 + w].write_data.next = self.write_entry.val();
+                self.ways[b * 4 + w].write_enable.next =
+                    self.way_write.val().get_bit(b * 4 + w) & !self.reset.val();
+            }
+            self.w1_cand[b].d.next = self.dec_cand[b].q.val();
+            self.w2_cand[b].d.next = self.w1_cand[b].q.val();
         }
         for s in 0..STASH {
             if self.stash_write.val() & (self.stash_write_slot.val().index() == s) {
@@ -1057,12 +1244,10 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
             }
         }
         self.w1_mask.d.next = self.way_write.val();
-        self.w1_bucket.d.next = self.dec_bucket.q.val();
         self.w1_entry.d.next = self.write_entry.val();
         self.w1_stash_write.d.next = self.stash_write.val();
         self.w1_stash_slot.d.next = self.stash_write_slot.val();
         self.w2_mask.d.next = self.w1_mask.q.val();
-        self.w2_bucket.d.next = self.w1_bucket.q.val();
         self.w2_entry.d.next = self.w1_entry.q.val();
 
         // Response.
@@ -1072,7 +1257,7 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         self.r_inserted.d.next = self.inserted.val();
         self.r_failed.d.next = self.failed.val();
         self.r_in_stash.d.next = self.loc_in_stash.val();
-        self.r_bucket.d.next = self.dec_bucket.q.val();
+        self.r_bucket.d.next = self.resp_bucket_sel.val();
         self.r_slot.d.next = self.loc_slot.val();
         self.r_entry.d.next = self.result_entry.val();
 
@@ -1090,9 +1275,9 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
         self.cnt_aged.d.next = self.aged_now.val();
         self.cnt_aged_learned.d.next = self.aged_learned_now.val();
         self.occupancy_next.next =
-            self.occupancy_count.q.val() - bit_cast::<32, 3>(self.cnt_aged.q.val());
+            self.occupancy_count.q.val() - bit_cast::<32, 6>(self.cnt_aged.q.val());
         self.learned_next.next =
-            self.learned_count.q.val() - bit_cast::<32, 3>(self.cnt_aged_learned.q.val());
+            self.learned_count.q.val() - bit_cast::<32, 6>(self.cnt_aged_learned.q.val());
         if self.cnt_inserted.q.val() {
             self.occupancy_next.next = self.occupancy_next.val() + 1;
         }
@@ -1115,7 +1300,7 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
             self.failure_base.next = 0.into();
             self.unlearned_base.next = 0.into();
         }
-        self.aged_count.d.next = self.aged_base.val() + bit_cast::<32, 3>(self.cnt_aged.q.val());
+        self.aged_count.d.next = self.aged_base.val() + bit_cast::<32, 6>(self.cnt_aged.q.val());
         self.insert_failure_count.d.next = self.failure_base.val();
         if self.cnt_failed.q.val() {
             self.insert_failure_count.d.next = self.failure_base.val() + 1;
@@ -1148,7 +1333,7 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
                 self.stash[s].d.next = self.empty_entry.val();
             }
             self.flushing.d.next = true;
-            self.scan_bucket.d.next = 0.into();
+            self.scan_index.d.next = 0.into();
             self.scan_slot.d.next = 0.into();
             self.occupancy_count.d.next = 0.into();
             self.learned_count.d.next = 0.into();
@@ -1163,7 +1348,7 @@ impl<const BUCKET_BITS: usize, const STASH: usize> Logic for FlowTable<BUCKET_BI
 mod tests {
     use super::*;
     use crate::flow::flow_entry::{ipv4_mapped, u128_to_bits, FlowKey, FlowRecord};
-    use crate::flow::flow_hash::flow_bucket;
+    use crate::flow::flow_hash::flow_candidates;
     use crate::flow::flow_table_model::{
         FlowCounters, FlowCycle, FlowRequest, FlowResponse, FlowTableModel,
     };
@@ -1171,11 +1356,14 @@ mod tests {
     use std::sync::{Arc, Mutex};
     use std::time::Instant;
 
-    /// Test size: 16 buckets x 4 ways + 4 stash slots (68 entries), small
-    /// enough for rust-hdl's simulator.
+    /// Test size: 16 buckets (8 banks of 2) x 4 ways + 4 stash slots (68
+    /// entries), small enough for rust-hdl's simulator.
     const B: usize = 4;
+    const I: usize = 1;
     const S: usize = 4;
-    type TestTable = FlowTable<B, S>;
+    type TestTable = FlowTable<B, I, S>;
+    /// Ways of a key's candidate buckets.
+    const CAND_WAYS: usize = BANKS * WAYS;
 
     struct XorShift(u64);
 
@@ -1202,17 +1390,20 @@ mod tests {
         }
     }
 
-    /// `count` distinct keys that hash to `bucket` (of 2^B).
-    fn keys_in_bucket(bucket: u32, count: usize, salt: u32) -> Vec<FlowKey> {
-        keys_in_bucket_of(B, bucket, count, salt)
+    /// `count` distinct keys with the same 8 candidate buckets (of 2^B).
+    fn keys_sharing(count: usize, salt: u32) -> Vec<FlowKey> {
+        keys_sharing_of(B, count, salt)
     }
 
-    fn keys_in_bucket_of(bits: usize, bucket: u32, count: usize, salt: u32) -> Vec<FlowKey> {
-        (salt << 16..)
-            .map(key)
-            .filter(|k| flow_bucket(k, bits) == bucket)
-            .take(count)
-            .collect()
+    fn keys_sharing_of(bits: usize, count: usize, salt: u32) -> Vec<FlowKey> {
+        key(salt << 16).with_same_candidates(bits, count, false)
+    }
+
+    /// The model's responses to `cycles` (to aim later requests of a test
+    /// at places the model chose).
+    fn model_responses(cycles: &[FlowCycle]) -> Vec<Option<FlowResponse>> {
+        let mut model = FlowTableModel::new(B, S);
+        cycles.iter().map(|c| model.cycle(c)).collect()
     }
 
     fn op(op: FlowOp, key: FlowKey) -> Option<FlowRequest> {
@@ -1462,35 +1653,48 @@ mod tests {
         );
     }
 
+    /// Two flows with the same candidates, alternating: the first takes
+    /// bank 0's candidate, the second the then least loaded, bank 1's.
     #[test]
     fn lh_01_alternating_flows_in_one_bucket() {
-        let k = keys_in_bucket(5, 2, 1);
+        let k = keys_sharing(2, 1);
+        let c = flow_candidates(&k[0], B);
         let mut cycles: Vec<FlowCycle> = (0..60u32)
             .map(|i| at(i, update(k[i as usize % 2], 64)))
             .collect();
         cycles[7].request = with_sqp(FlowOp::LearnSqp, k[1], 0x3b);
         cycles[30].request = op(FlowOp::Delete, k[0]);
         let r = run("alternating_flows_in_one_bucket", cycles);
-        assert_eq!((r.at(0).inserted, r.at(0).slot), (true, 0));
-        assert_eq!((r.at(1).inserted, r.at(1).slot), (true, 1));
-        assert!((2..30).all(|i| r.at(i).hit && r.at(i).bucket == 5));
+        assert_eq!(
+            (r.at(0).inserted, r.at(0).bucket, r.at(0).slot),
+            (true, c[0], 0)
+        );
+        assert_eq!(
+            (r.at(1).inserted, r.at(1).bucket, r.at(1).slot),
+            (true, c[1], 0)
+        );
+        assert!((2..30).all(|i| r.at(i).hit && r.at(i).bucket == c[i % 2]));
         assert!(r.at(9).entry.sqp_valid && r.at(9).entry.sqp == 0x3b);
         assert!(r.at(30).hit, "delete finds the flow");
-        // Clock 32 re-inserts k[0] into the way the delete freed.
-        assert_eq!((r.at(32).inserted, r.at(32).slot), (true, 0));
+        // Clock 32 re-inserts k[0] into the way the delete freed (bank 0's
+        // candidate is again among the least loaded).
+        assert_eq!(
+            (r.at(32).inserted, r.at(32).bucket, r.at(32).slot),
+            (true, c[0], 0)
+        );
         assert_eq!(r.at(32).entry.window_bytes, 64);
         assert_eq!(r.model.counters().occupancy, 2);
     }
 
     /// A write followed by a dependent request 1..6 clocks later (every
     /// forwarding distance, and the first one served by the RAM), then
-    /// back-to-back dependent requests in the same bucket.
+    /// back-to-back dependent requests on the same candidates.
     #[test]
     fn lh_01_insert_then_lookup_at_every_distance() {
         let mut cycles = Vec::new();
         let mut checks = Vec::new();
         for gap in 1..=6u32 {
-            let k = keys_in_bucket(gap, 3, 2);
+            let k = keys_sharing(3, 20 + gap);
             let t = cycles.len();
             let now = t as u32;
             cycles.push(at(now, with_sqp(FlowOp::InsertStatic, k[0], 0x100 + gap)));
@@ -1503,32 +1707,41 @@ mod tests {
             cycles.push(at(now, op(FlowOp::Delete, k[0])));
             cycles.push(at(now, op(FlowOp::Lookup, k[0])));
             cycles.push(at(now, update(k[2], 1500)));
-            cycles.push(at(now, Some(FlowRequest::read_location(gap, 0, false))));
+            // Aimed below at where k[2] went.
+            cycles.push(at(now, Some(FlowRequest::read_location(0, 0, false))));
             cycles.push(at(now, update(k[1], 100)));
             for _ in 0..gap {
                 cycles.push(at(now, None));
             }
+            let placed = model_responses(&cycles)[lookup + 4].unwrap();
+            cycles[lookup + 5].request = Some(FlowRequest::read_location(
+                placed.bucket,
+                placed.slot,
+                placed.in_stash,
+            ));
             checks.push((gap, t, lookup, k));
         }
         let r = run("insert_then_lookup_at_every_distance", cycles);
         for (gap, t, l, k) in checks {
-            assert!(r.at(t).inserted && r.at(t).entry.pinned, "gap {gap}");
-            let hit = r.at(l);
+            let ins = r.at(t);
             assert!(
-                hit.hit && hit.entry.sqp == 0x100 + gap && hit.slot == 0,
+                ins.inserted && ins.entry.pinned && !ins.in_stash,
                 "gap {gap}"
             );
-            assert_eq!(
-                (r.at(l + 1).inserted, r.at(l + 1).slot),
-                (true, 1),
+            let hit = r.at(l);
+            assert!(
+                hit.hit
+                    && hit.entry.sqp == 0x100 + gap
+                    && (hit.bucket, hit.slot) == (ins.bucket, ins.slot),
+                "gap {gap}"
+            );
+            // k[1] goes to another candidate: k[0]'s is the more loaded.
+            assert!(
+                r.at(l + 1).inserted && r.at(l + 1).bucket != ins.bucket,
                 "gap {gap}"
             );
             assert!(r.at(l + 2).hit && !r.at(l + 3).hit, "gap {gap}");
-            assert_eq!(
-                (r.at(l + 4).inserted, r.at(l + 4).slot),
-                (true, 0),
-                "gap {gap}"
-            );
+            assert!(r.at(l + 4).inserted, "gap {gap}");
             assert_eq!(r.at(l + 5).entry.key, k[2], "gap {gap}");
             assert!(
                 r.at(l + 6).hit && r.at(l + 6).entry.sqp == 0x200,
@@ -1537,17 +1750,21 @@ mod tests {
         }
     }
 
+    /// Keys sharing their 8 candidates fill the candidates' 32 ways (round
+    /// robin over the banks), then the stash, then fail.
     #[test]
     fn lh_01_full_bucket_spills_to_stash_then_fails() {
-        let k = keys_in_bucket(3, WAYS + S + 2, 3);
-        let other = keys_in_bucket(9, WAYS + 1, 4);
+        let k = keys_sharing(CAND_WAYS + S + 2, 3);
+        let c = flow_candidates(&k[0], B);
+        let other: Vec<FlowKey> = (0..5).map(|i| key(900 + i)).collect();
         let mut cycles: Vec<FlowCycle> = k.iter().map(|&k| at(0, update(k, 64))).collect();
         cycles.extend(k.iter().map(|&k| at(1, op(FlowOp::Lookup, k))));
         let deletes = cycles.len();
         cycles.push(at(2, op(FlowOp::Delete, k[1])));
-        cycles.push(at(2, op(FlowOp::Delete, k[WAYS])));
+        cycles.push(at(2, op(FlowOp::Delete, k[CAND_WAYS])));
         let refill = cycles.len();
-        cycles.push(at(3, update(k[WAYS + S], 64)));
+        cycles.push(at(3, update(k[CAND_WAYS + S], 64)));
+        cycles.push(at(3, update(k[CAND_WAYS + S + 1], 64)));
         cycles.extend(
             other
                 .iter()
@@ -1556,44 +1773,55 @@ mod tests {
         let r = run("full_bucket_spills_to_stash_then_fails", cycles);
         for (i, _) in k.iter().enumerate() {
             let (ins, look) = (r.at(i), r.at(k.len() + i));
-            if i < WAYS {
+            if i < CAND_WAYS {
                 assert_eq!(
-                    (ins.inserted, ins.in_stash, ins.slot),
-                    (true, false, i as u8)
+                    (ins.inserted, ins.in_stash, ins.bucket, ins.slot),
+                    (true, false, c[i % BANKS], (i / BANKS) as u8)
                 );
-            } else if i < WAYS + S {
-                let slot = (i - WAYS) as u8;
+            } else if i < CAND_WAYS + S {
+                let slot = (i - CAND_WAYS) as u8;
                 assert_eq!((ins.inserted, ins.in_stash, ins.slot), (true, true, slot));
             } else {
                 assert!(ins.failed && !look.hit);
                 continue;
             }
-            assert!(look.hit && look.in_stash == ins.in_stash && look.slot == ins.slot);
+            assert!(
+                look.hit
+                    && look.in_stash == ins.in_stash
+                    && look.slot == ins.slot
+                    && (look.in_stash || look.bucket == ins.bucket)
+            );
         }
         assert!(r.at(deletes).hit && r.at(deletes + 1).hit);
-        // The freed way takes the next flow of its bucket.
-        assert_eq!((r.at(refill).in_stash, r.at(refill).slot), (false, 1));
-        // Another bucket spills into the freed stash slot 0.
-        let spill = r.at(refill + 1 + WAYS);
+        // The freed way takes the next flow of the candidates ...
+        let refilled = r.at(refill);
+        assert_eq!(
+            (refilled.in_stash, refilled.bucket, refilled.slot),
+            (false, c[1], 0)
+        );
+        // ... and the freed stash slot 0 the one after.
+        let spill = r.at(refill + 1);
         assert_eq!(
             (spill.inserted, spill.in_stash, spill.slot),
             (true, true, 0)
         );
         let c = r.model.counters();
         assert_eq!(
-            (c.insert_failures, c.occupancy),
-            // Bucket 3: 4 ways + S stash - 2 deleted + 1 refilled; bucket 9: 4 + 1.
-            (2, (WAYS + S - 1 + WAYS + 1) as u32)
+            (c.insert_failures, c.occupancy, c.learned),
+            // 32 ways + S stash, 2 deleted, 2 refilled; the other 5.
+            (2, (CAND_WAYS + S + 5) as u32, 5)
         );
-        assert_eq!(c.learned, WAYS as u32 + 1);
     }
 
     /// Stash entries written and used on consecutive clocks.
     #[test]
     fn lh_01_stash_entry_back_to_back() {
-        let k = keys_in_bucket(6, WAYS + 2, 6);
-        let (x, y) = (k[WAYS], k[WAYS + 1]);
-        let mut cycles: Vec<FlowCycle> = k[..WAYS].iter().map(|&k| at(0, update(k, 64))).collect();
+        let k = keys_sharing(CAND_WAYS + 2, 6);
+        let (x, y) = (k[CAND_WAYS], k[CAND_WAYS + 1]);
+        let mut cycles: Vec<FlowCycle> = k[..CAND_WAYS]
+            .iter()
+            .map(|&k| at(0, update(k, 64)))
+            .collect();
         let first = cycles.len();
         cycles.extend([
             at(1, update(x, 100)),
@@ -1622,7 +1850,7 @@ mod tests {
         let learned = key(11);
         let unlearned = key(12);
         let keep_alive = key(13);
-        let spill = keys_in_bucket(7, WAYS + 2, 5);
+        let spill = keys_sharing(CAND_WAYS + 2, 5);
         let mut cycles = vec![
             at(0, with_sqp(FlowOp::InsertStatic, pinned, 1)),
             at(0, with_sqp(FlowOp::LearnSqp, learned, 2)),
@@ -1643,23 +1871,36 @@ mod tests {
         let left: BTreeSet<FlowKey> = r.model.entries().iter().map(|e| e.3.key).collect();
         assert_eq!(left, BTreeSet::from([pinned, keep_alive]));
         let c = r.model.counters();
-        // learned, unlearned and the 6 spilled flows (2 in the stash).
-        assert_eq!((c.aged, c.occupancy, c.learned), (8, 2, 1));
+        // learned, unlearned and the 34 spilled flows (2 in the stash).
+        assert_eq!(
+            (c.aged, c.occupancy, c.learned),
+            (CAND_WAYS as u32 + 4, 2, 1)
+        );
     }
 
-    /// Age ops 1..5 clocks after a write to the bucket they scan, with a
-    /// zero timeout: the just-written entries are one tick old and expire.
+    /// Age ops 1..5 clocks after a write to an index they scan, with a
+    /// zero timeout: the just-written entry is one tick old and expires.
+    /// (Age op d scans index (d - 1) mod 2 of every bank; the flow written
+    /// before it has all 8 candidates at that index. The writes between
+    /// are pinned flows, which never age.)
     #[test]
     fn lh_01_aging_right_after_a_write() {
-        let others = keys_in_bucket(15, 4, 7);
+        let others: Vec<FlowKey> = (0..4).map(|i| key(700 + i)).collect();
         let mut cycles = Vec::new();
         let mut now = 0;
         for distance in 1..=5u32 {
-            let k = keys_in_bucket(distance - 1, 1, 8)[0];
+            let index = (distance - 1) % 2;
+            let k = ((8 << 16) + 100 * distance..)
+                .map(key)
+                .find(|k| flow_candidates(k, B).iter().all(|c| c & 1 == index))
+                .unwrap();
             cycles.push(at(now, update(k, 64)));
             for i in 1..distance {
                 now += 1;
-                cycles.push(at(now, update(others[i as usize - 1], 64)));
+                cycles.push(at(
+                    now,
+                    with_sqp(FlowOp::InsertStatic, others[i as usize - 1], i),
+                ));
             }
             now += 1;
             cycles.push(FlowCycle {
@@ -1683,10 +1924,11 @@ mod tests {
             ..at(0, update(key(0), 64))
         });
         let flush = cycles.len();
-        cycles.extend((0..(1 << B) + 4).map(|i| at(1, op(FlowOp::Lookup, key(i % 8)))));
+        // The flush takes 2^I clocks (one index of every bank per clock).
+        cycles.extend((0..(1 << I) + 4).map(|i| at(1, op(FlowOp::Lookup, key(i % 8)))));
         let r = run("reset_flushes_the_table", cycles);
-        assert!(r.at(flush).dropped && r.at(flush + (1 << B) - 1).dropped);
-        assert!(!r.at(flush + (1 << B)).dropped && !r.at(flush + (1 << B)).hit);
+        assert!(r.at(flush).dropped && r.at(flush + (1 << I) - 1).dropped);
+        assert!(!r.at(flush + (1 << I)).dropped && !r.at(flush + (1 << I)).hit);
         assert_eq!(r.model.counters(), FlowCounters::default());
     }
 
@@ -1724,10 +1966,10 @@ mod tests {
     /// clocks with aging, window changes, counter clears and one reset.
     fn random_cycles(seed: u64, clocks: usize, bits: usize) -> Vec<FlowCycle> {
         let mut rng = XorShift(seed);
-        let mut pool: Vec<FlowKey> = Vec::new();
-        for (i, bucket) in [2u32, 11, 14].iter().enumerate() {
-            pool.extend(keys_in_bucket_of(bits, *bucket, 7, 10 + i as u32));
-        }
+        // A crowd of keys sharing their candidates (more than their 32 ways:
+        // the stash fills), a smaller one, and random keys.
+        let mut pool: Vec<FlowKey> = keys_sharing_of(bits, 36, 10);
+        pool.extend(keys_sharing_of(bits, 10, 11));
         pool.extend((0..8).map(|_| key(rng.below(1 << 24) as u32)));
         let mut cycles = Vec::new();
         let mut now = 0u32;
@@ -1772,7 +2014,7 @@ mod tests {
                 r.fill = rng.percent(50);
                 if r.op == FlowOp::ReadLocation && rng.percent(50) {
                     // Read where the flow just went.
-                    r.bucket = flow_bucket(&current, bits);
+                    r.bucket = flow_candidates(&current, bits)[rng.below(8) as usize];
                 }
                 Some(r)
             };
@@ -1816,8 +2058,8 @@ mod tests {
         println!("random_ops_seed_2: {failures} insert failures, {aged} aged since the last clear");
     }
 
-    fn lint<const BITS: usize, const STASH: usize>(name: &str) -> String {
-        let mut uut = FlowTable::<BITS, STASH>::default();
+    fn lint<const BITS: usize, const INDEX: usize, const STASH: usize>(name: &str) -> String {
+        let mut uut = FlowTable::<BITS, INDEX, STASH>::default();
         uut.connect_all();
         let verilog = generate_verilog(&uut);
         crate::verilog::lint_block(name, &verilog).unwrap_or_else(|log| panic!("{log}"));
@@ -1826,20 +2068,20 @@ mod tests {
 
     #[test]
     fn lh_01_flow_table_verilog_lints_clean_small() {
-        let v = lint::<4, 4>("flow_table_small");
-        assert!(v.contains("reg[418:0] mem[15:0];"));
+        let v = lint::<4, 1, 4>("flow_table_small");
+        assert_eq!(v.matches("reg[418:0] mem[1:0];").count(), BANKS * WAYS);
     }
 
     #[test]
     fn lh_01_flow_table_verilog_lints_clean_16k() {
-        let v = lint::<12, 8>("flow_table_16k");
-        assert_eq!(v.matches("reg[418:0] mem[4095:0];").count(), WAYS);
+        let v = lint::<12, 9, 8>("flow_table_16k");
+        assert_eq!(v.matches("reg[418:0] mem[511:0];").count(), BANKS * WAYS);
     }
 
     #[test]
     fn lh_01_flow_table_verilog_lints_clean_64k() {
-        let v = lint::<14, 16>("flow_table_64k");
-        assert_eq!(v.matches("reg[418:0] mem[16383:0];").count(), WAYS);
+        let v = lint::<14, 11, 16>("flow_table_64k");
+        assert_eq!(v.matches("reg[418:0] mem[2047:0];").count(), BANKS * WAYS);
     }
 
     /// C++ testbench for the Verilated table: one clock per stdin line
@@ -1940,16 +2182,16 @@ int main(int argc, char** argv) {
     /// random sequences (Verilog's expression widths are not rust-hdl's).
     #[test]
     fn lh_01_flow_table_verilog_matches_model_in_verilator() {
-        verilator_check::<B, S>("small", 8, 20_000);
+        verilator_check::<B, I, S>("small", 8, 20_000);
     }
 
     /// The same for the gateway's 16K-entry configuration.
     #[test]
     fn lh_01_gateway_flow_table_verilog_matches_model_in_verilator() {
-        verilator_check::<12, 8>("16k", 2, 20_000);
+        verilator_check::<12, 9, 8>("16k", 2, 20_000);
     }
 
-    fn verilator_check<const BITS: usize, const STASH: usize>(
+    fn verilator_check<const BITS: usize, const INDEX: usize, const STASH: usize>(
         name: &str,
         seeds: u64,
         clocks: usize,
@@ -1959,7 +2201,7 @@ int main(int argc, char** argv) {
         let dir =
             std::env::temp_dir().join(format!("cngw-flow-verilator-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let mut uut = FlowTable::<BITS, STASH>::default();
+        let mut uut = FlowTable::<BITS, INDEX, STASH>::default();
         uut.connect_all();
         std::fs::write(dir.join("flow_table.v"), generate_verilog(&uut)).unwrap();
         std::fs::write(dir.join("tb.cpp"), VERILATOR_TB).unwrap();

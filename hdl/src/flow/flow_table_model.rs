@@ -8,10 +8,14 @@
 //!                                                 |  stash[STASH]   |     clocks later)
 //!                                                 +----------------+--> FlowCounters
 //! ```
-//! Same hash (`flow_hash.rs`), same placement (lowest free way of the
-//! bucket, else lowest free stash slot, else an insert failure), same aging
-//! scan (one bucket and one stash slot per clock without a request while
-//! aging is enabled) and the same counters as the RTL, so a random sequence
+//! Same hash and candidates (`flow_hash.rs`: one candidate bucket in each
+//! of 8 banks), same placement (8-choice d-left: the candidate with the
+//! fewest valid ways, ties to the lowest bank, its lowest free way; else
+//! the lowest free stash slot; else an insert failure), same response
+//! bucket (the way's hit, else the candidate an insert takes), same aging
+//! scan (one index of every bank and one stash slot per clock without a
+//! request while aging is enabled; a flush of 2^(bucket_bits - 3) clocks
+//! after reset) and the same counters as the RTL, so a random sequence
 //! of clocks can be compared with the RTL request by request. The RTL
 //! applies requests in order as if one at a time; so does the model, at
 //! once. One difference is a precondition rather than a behaviour: the RTL
@@ -21,8 +25,8 @@
 //! draft-tian-ccwg-long-haul-cnp-00, "Flow Table Learning and Maintenance".
 
 use super::flow_entry::{FlowKey, FlowRecord};
-use super::flow_hash::flow_bucket;
-use super::flow_table::{FlowOp, WAYS};
+use super::flow_hash::flow_candidates;
+use super::flow_table::{FlowOp, BANKS, BANK_BITS, WAYS};
 
 /// One request at the table's port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,10 +105,10 @@ pub struct FlowCounters {
     pub lookups_without_sqp: u32,
 }
 
-/// Where an entry lives.
+/// Where an entry lives: (bucket, way) or a stash slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Place {
-    Way(usize),
+    Way(usize, usize),
     Stash(usize),
 }
 
@@ -113,19 +117,23 @@ pub struct FlowTableModel {
     bucket_bits: usize,
     ways: Vec<[FlowRecord; WAYS]>,
     stash: Vec<FlowRecord>,
-    scan_bucket: u32,
+    /// The scan's index (in every bank).
+    scan_index: u32,
     scan_slot: usize,
     flushing: bool,
     counters: FlowCounters,
 }
 
 impl FlowTableModel {
+    /// A table of `2^bucket_bits` buckets (8 banks, `bucket_bits` >= 4)
+    /// and `stash` stash slots.
     pub fn new(bucket_bits: usize, stash: usize) -> Self {
+        assert!(bucket_bits > BANK_BITS, "at least 4 bucket bits");
         Self {
             bucket_bits,
             ways: vec![[FlowRecord::default(); WAYS]; 1 << bucket_bits],
             stash: vec![FlowRecord::default(); stash],
-            scan_bucket: 0,
+            scan_index: 0,
             scan_slot: 0,
             flushing: false,
             counters: FlowCounters::default(),
@@ -140,8 +148,19 @@ impl FlowTableModel {
         self.flushing
     }
 
-    pub fn bucket_of(&self, key: &FlowKey) -> u32 {
-        flow_bucket(key, self.bucket_bits)
+    /// The key's candidate buckets, one per bank.
+    pub fn candidates_of(&self, key: &FlowKey) -> [u32; BANKS] {
+        flow_candidates(key, self.bucket_bits)
+    }
+
+    /// The candidate an insert of `key` takes: the fewest valid ways, ties
+    /// to the lowest bank.
+    pub fn target_of(&self, key: &FlowKey) -> u32 {
+        let load = |b: &u32| self.ways[*b as usize].iter().filter(|e| e.valid).count();
+        self.candidates_of(key)
+            .into_iter()
+            .min_by_key(load)
+            .unwrap()
     }
 
     /// Every valid entry with its place: (in_stash, bucket, slot).
@@ -176,11 +195,11 @@ impl FlowTableModel {
             self.counters.lookups_without_sqp = 0;
         }
         if self.flushing {
-            // The RAM was emptied at reset; the RTL needs 2^B clocks for it.
-            if self.scan_bucket == self.bucket_mask() {
+            // The RAM was emptied at reset; the RTL needs 2^I clocks for it.
+            if self.scan_index == self.index_mask() {
                 self.flushing = false;
             }
-            self.scan_bucket = (self.scan_bucket + 1) & self.bucket_mask();
+            self.scan_index = (self.scan_index + 1) & self.index_mask();
             return c.request.map(|_| FlowResponse {
                 dropped: true,
                 ..Default::default()
@@ -199,49 +218,63 @@ impl FlowTableModel {
         ((1u64 << self.bucket_bits) - 1) as u32
     }
 
-    fn find(&self, bucket: usize, key: &FlowKey) -> Option<Place> {
+    fn index_mask(&self) -> u32 {
+        ((1u64 << (self.bucket_bits - BANK_BITS)) - 1) as u32
+    }
+
+    fn find(&self, key: &FlowKey) -> Option<Place> {
         let matches = |e: &FlowRecord| e.valid && e.key == *key;
-        if let Some(w) = self.ways[bucket].iter().position(matches) {
-            return Some(Place::Way(w));
+        for b in self.candidates_of(key) {
+            if let Some(w) = self.ways[b as usize].iter().position(matches) {
+                return Some(Place::Way(b as usize, w));
+            }
         }
         self.stash.iter().position(matches).map(Place::Stash)
     }
 
-    fn get(&self, bucket: usize, place: Place) -> FlowRecord {
+    fn get(&self, place: Place) -> FlowRecord {
         match place {
-            Place::Way(w) => self.ways[bucket][w],
+            Place::Way(b, w) => self.ways[b][w],
             Place::Stash(s) => self.stash[s],
         }
     }
 
-    fn set(&mut self, bucket: usize, place: Place, e: FlowRecord) {
+    fn set(&mut self, place: Place, e: FlowRecord) {
         match place {
-            Place::Way(w) => self.ways[bucket][w] = e,
+            Place::Way(b, w) => self.ways[b][w] = e,
             Place::Stash(s) => self.stash[s] = e,
         }
     }
 
     fn location(place: Place) -> (bool, u8) {
         match place {
-            Place::Way(w) => (false, w as u8),
+            Place::Way(_, w) => (false, w as u8),
             Place::Stash(s) => (true, s as u8),
         }
     }
 
     /// Executes one request (no aging, not flushing).
     pub fn execute(&mut self, req: &FlowRequest, now: u32, epoch: u8) -> FlowResponse {
-        let bucket = if req.op == FlowOp::ReadLocation {
-            req.bucket & self.bucket_mask()
-        } else {
-            self.bucket_of(&req.key)
+        let target = self.target_of(&req.key);
+        let found = self.find(&req.key);
+        // The response's bucket: ReadLocation's; the way's found; else the
+        // candidate an insert takes.
+        let bucket = match (req.op, found) {
+            (FlowOp::ReadLocation, _) => req.bucket & self.bucket_mask(),
+            (_, Some(Place::Way(b, _))) => b as u32,
+            _ => target,
         };
         let b = bucket as usize;
         let mut resp = FlowResponse {
             bucket,
             ..Default::default()
         };
-        let found = self.find(b, &req.key);
-        let old = found.map(|p| self.get(b, p)).unwrap_or_default();
+        let found = if req.op == FlowOp::ReadLocation {
+            None
+        } else {
+            found
+        };
+        let old = found.map(|p| self.get(p)).unwrap_or_default();
         if let Some(p) = found {
             resp.hit = true;
             (resp.in_stash, resp.slot) = Self::location(p);
@@ -307,10 +340,11 @@ impl FlowTableModel {
                         notify_state: 0,
                         prev_bytes: 0,
                     };
-                    let free = self.ways[b]
+                    let t = target as usize;
+                    let free = self.ways[t]
                         .iter()
                         .position(|w| !w.valid)
-                        .map(Place::Way)
+                        .map(|w| Place::Way(t, w))
                         .or_else(|| self.stash.iter().position(|s| !s.valid).map(Place::Stash));
                     match free {
                         Some(p) => {
@@ -330,13 +364,13 @@ impl FlowTableModel {
                     free
                 };
                 if let Some(p) = place {
-                    self.set(b, p, e);
+                    self.set(p, e);
                     resp.entry = e;
                 }
             }
             FlowOp::Delete => {
                 if let Some(p) = found {
-                    self.set(b, p, FlowRecord::default());
+                    self.set(p, FlowRecord::default());
                     self.counters.occupancy = self.counters.occupancy.wrapping_sub(1);
                     if old.sqp_valid {
                         self.counters.learned = self.counters.learned.wrapping_sub(1);
@@ -361,9 +395,10 @@ impl FlowTableModel {
         resp
     }
 
-    /// One aging step: the scan bucket's ways and the scan stash slot.
+    /// One aging step: the ways of the scan index in every bank and the
+    /// scan stash slot.
     fn age(&mut self, now: u32, timeout: u32) {
-        let b = self.scan_bucket as usize;
+        let index_bits = self.bucket_bits - BANK_BITS;
         let s = self.scan_slot;
         let expire = |e: &mut FlowRecord, counters: &mut FlowCounters| {
             if e.valid && !e.pinned && now.wrapping_sub(e.last_seen) > timeout {
@@ -375,11 +410,14 @@ impl FlowTableModel {
                 *e = FlowRecord::default();
             }
         };
-        for w in 0..WAYS {
-            expire(&mut self.ways[b][w], &mut self.counters);
+        for bank in 0..BANKS {
+            let b = (bank << index_bits) | self.scan_index as usize;
+            for w in 0..WAYS {
+                expire(&mut self.ways[b][w], &mut self.counters);
+            }
         }
         expire(&mut self.stash[s], &mut self.counters);
-        self.scan_bucket = (self.scan_bucket + 1) & self.bucket_mask();
+        self.scan_index = (self.scan_index + 1) & self.index_mask();
         self.scan_slot = (self.scan_slot + 1) % self.stash.len();
     }
 }
@@ -421,7 +459,7 @@ mod tests {
 
     #[test]
     fn lh_01_model_ages_unpinned_entries_only() {
-        let mut m = FlowTableModel::new(2, 2);
+        let mut m = FlowTableModel::new(4, 2);
         let mut pinned = FlowRequest::keyed(FlowOp::InsertStatic, key(1));
         pinned.sqp = 7;
         m.execute(&pinned, 0, 0);
@@ -432,7 +470,7 @@ mod tests {
             age_timeout: 50,
             ..Default::default()
         };
-        for _ in 0..4 {
+        for _ in 0..2 {
             m.cycle(&idle);
         }
         assert_eq!(m.counters().aged, 1);

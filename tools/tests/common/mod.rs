@@ -88,6 +88,21 @@ pub fn number_after(stdout: &str, label: &str) -> Option<u64> {
         .find_map(|w| w.parse().ok())
 }
 
+/// The number after the first `"key":` in a JSON text (`--json` output),
+/// with or without a space after the colon.
+pub fn json_num(from: &str, key: &str) -> f64 {
+    let needle = format!("\"{key}\":");
+    let i = from
+        .find(&needle)
+        .unwrap_or_else(|| panic!("{key} in {from}"));
+    let rest = &from[i + needle.len()..];
+    let end = rest.find([',', '}', '\n']).unwrap_or(rest.len());
+    rest[..end]
+        .trim()
+        .parse()
+        .unwrap_or_else(|e| panic!("{key}: {e} in {from}"))
+}
+
 /// The value of a register in a counter table (`REGISTER OFFSET VALUE` rows,
 /// as `cngw counters` and the end of `cngw replay` print them).
 pub fn counter(stdout: &str, name: &str) -> Option<u64> {

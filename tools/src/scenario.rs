@@ -1,0 +1,232 @@
+//! `cngw scenario FILE`: runs a closed-loop scenario
+//! (`cngw_model::scenario`) in each mode, prints a summary table (or JSON)
+//! and writes each mode's time series to `DIR/<mode>.csv`.
+
+use crate::cli::ScenarioArgs;
+use crate::report::json_string;
+use anyhow::{bail, Context, Result};
+use cngw_model::scenario::{run as run_mode, Mode, RunResult, Scenario};
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+pub fn run(args: &ScenarioArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("reading {}", args.file.display()))?;
+    let mut scn =
+        Scenario::from_toml(&text).map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+    if let Some(ms) = args.duration_ms {
+        scn.duration_ms = ms;
+        scn.validate()
+            .map_err(|e| anyhow::anyhow!("--duration-ms: {e}"))?;
+    }
+    let modes = if args.modes.is_empty() {
+        scn.default_modes()
+    } else {
+        args.modes.clone()
+    };
+    if modes.is_empty() {
+        bail!("no modes to run");
+    }
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let mut results = Vec::new();
+    for &mode in &modes {
+        let mut bar = Progress::new(mode);
+        let r = run_mode(&scn, mode, &mut |now, end| bar.update(now, end))
+            .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+        bar.done();
+        let path = args.out.join(format!("{mode}.csv"));
+        std::fs::write(&path, csv(&scn, &r))
+            .with_context(|| format!("writing {}", path.display()))?;
+        results.push(r);
+    }
+    if args.json {
+        print!("{}", json(&scn, &results));
+    } else {
+        print!("{}", table(&scn, &results, &args.out));
+    }
+    Ok(())
+}
+
+/// Progress on stderr: a bar redrawn in place on a terminal, else a line
+/// at every quarter.
+struct Progress {
+    mode: Mode,
+    tty: bool,
+    shown: Option<u64>,
+}
+
+impl Progress {
+    fn new(mode: Mode) -> Self {
+        Progress {
+            mode,
+            tty: std::io::stderr().is_terminal(),
+            shown: None,
+        }
+    }
+
+    fn update(&mut self, now: u64, end: u64) {
+        let pct = (now * 100).checked_div(end).unwrap_or(100).min(100);
+        let step = if self.tty { pct / 2 } else { pct / 25 };
+        if self.shown == Some(step) {
+            return;
+        }
+        self.shown = Some(step);
+        let mut err = std::io::stderr().lock();
+        let ms = now as f64 / 1e6;
+        if self.tty {
+            let filled = (pct / 5) as usize;
+            let _ = write!(
+                err,
+                "\r{:<12} [{}{}] {pct:>3}% {ms:.1} ms simulated",
+                self.mode.name(),
+                "#".repeat(filled),
+                ".".repeat(20 - filled)
+            );
+        } else {
+            let _ = writeln!(err, "{}: {pct}% ({ms:.1} ms simulated)", self.mode.name());
+        }
+        let _ = err.flush();
+    }
+
+    fn done(&self) {
+        if self.tty {
+            eprintln!();
+        }
+    }
+}
+
+fn ms(ns: u64) -> f64 {
+    ns as f64 / 1e6
+}
+
+fn wan_rtt_ns(scn: &Scenario) -> f64 {
+    scn.path.wan_rtt_ms * 1e6
+}
+
+/// The summary table.
+pub fn table(scn: &Scenario, results: &[RunResult], out: &Path) -> String {
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{}: {} senders, WAN {} Gb/s, RTT {} ms, DC RTT {} us, K_min {:.1} MB, K_max {:.1} MB, \
+         {} ms simulated",
+        scn.name,
+        scn.senders.len(),
+        scn.path.wan_rate_gbps,
+        scn.path.wan_rtt_ms,
+        scn.path.dc_rtt_us,
+        scn.k_min_bytes() as f64 / 1e6,
+        scn.k_max_bytes() as f64 / 1e6,
+        scn.duration_ms
+    );
+    let _ = writeln!(
+        t,
+        "{:<12} {:>10} {:>14} {:>9} {:>15} {:>8} {:>9} {:>8} {:>6} {:>7}",
+        "mode",
+        "onset ms",
+        "first cut ms",
+        "x RTT",
+        "peak queue MB",
+        "drops",
+        "WAN util",
+        "Jain",
+        "CNPs",
+        "notif."
+    );
+    for r in results {
+        let s = &r.summary;
+        let (cut, rtts) = match s.time_to_first_cut_ns() {
+            Some(c) => (
+                format!("{:.3}", ms(c)),
+                format!("{:.2}", c as f64 / wan_rtt_ns(scn)),
+            ),
+            None => ("none".into(), "-".into()),
+        };
+        let _ = writeln!(
+            t,
+            "{:<12} {:>10} {:>14} {:>9} {:>15.1} {:>8} {:>8.1}% {:>8.4} {:>6} {:>7}",
+            s.mode.name(),
+            s.onset_ns
+                .map_or("none".into(), |o| format!("{:.3}", ms(o))),
+            cut,
+            rtts,
+            s.peak_queue_bytes as f64 / 1e6,
+            s.drops,
+            100.0 * s.wan_utilisation,
+            s.jain,
+            s.cnps_sent,
+            s.notifications
+        );
+    }
+    let _ = writeln!(
+        t,
+        "first cut: from onset (queue above {} bytes) to the first cut of any sender's rate; \
+         drops in packets of {} bytes; notif.: the gateway's notifications",
+        scn.bottleneck.onset_bytes, scn.path.mtu_bytes
+    );
+    let _ = writeln!(t, "time series: {}/<mode>.csv", out.display());
+    t
+}
+
+fn opt(v: Option<u64>) -> String {
+    v.map_or("null".into(), |v| v.to_string())
+}
+
+/// The JSON document of `--json`.
+pub fn json(scn: &Scenario, results: &[RunResult]) -> String {
+    let mut o = String::from("{\n");
+    let _ = writeln!(o, "  \"scenario\": {},", json_string(&scn.name));
+    let _ = writeln!(o, "  \"wan_rtt_ns\": {},", wan_rtt_ns(scn) as u64);
+    let _ = writeln!(o, "  \"duration_ns\": {},", (scn.duration_ms * 1e6) as u64);
+    o.push_str("  \"modes\": [\n");
+    for (i, r) in results.iter().enumerate() {
+        let s = &r.summary;
+        let _ = write!(
+            o,
+            "    {{\"mode\": \"{}\", \"onset_ns\": {}, \"first_cut_ns\": {}, \
+             \"time_to_first_cut_ns\": {}, \"first_cut_sender\": {}, \"peak_queue_bytes\": {}, \
+             \"drops\": {}, \"dropped_bytes\": {}, \"wan_utilisation\": {:.6}, \"jain\": {:.6}, \
+             \"cnps_sent\": {}, \"notifications\": {}, \"resumes\": {}, \"delivered_bytes\": [{}]}}",
+            s.mode.name(),
+            opt(s.onset_ns),
+            opt(s.first_cut_ns),
+            opt(s.time_to_first_cut_ns()),
+            opt(s.first_cut_sender.map(|v| v as u64)),
+            s.peak_queue_bytes,
+            s.drops,
+            s.dropped_bytes,
+            s.wan_utilisation,
+            s.jain,
+            s.cnps_sent,
+            s.notifications,
+            s.resumes,
+            s.delivered_bytes
+                .iter()
+                .map(|b| b.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        o.push_str(if i + 1 < results.len() { ",\n" } else { "\n" });
+    }
+    o.push_str("  ]\n}\n");
+    o
+}
+
+/// A mode's time series: one row per sample.
+pub fn csv(scn: &Scenario, r: &RunResult) -> String {
+    let mut c = String::from("time_us,queue_bytes");
+    for s in &scn.senders {
+        let _ = write!(c, ",rate_gbps_{}_qp{}", s.ip, s.qp);
+    }
+    c.push_str(",cnp_arrivals,notification_arrivals,drops\n");
+    for x in &r.samples {
+        let _ = write!(c, "{:.3},{}", x.t_ns as f64 / 1e3, x.queue_bytes);
+        for rate in &x.rates_gbps {
+            let _ = write!(c, ",{rate:.6}");
+        }
+        let _ = writeln!(c, ",{},{},{}", x.cnp_arrivals, x.lh_arrivals, x.drops);
+    }
+    c
+}
