@@ -271,23 +271,24 @@ enum Yosys {
 /// with the program: the whole log goes to stdout, an error exits 1. The
 /// script runs on a thread with a 1 GiB stack: Yosys recurses deeply on the
 /// whole gateway's expressions.
-const PYOSYS_LAUNCHER: &str = "import sys, threading\n\
-from pyosys import libyosys as ys\n\
-a = sys.argv[1:]\n\
-failed = []\n\
-def run():\n\
-    try:\n\
-        ys.run_pass('script ' + a[a.index('-s') + 1], ys.Design())\n\
-    except BaseException as e:\n\
-        failed.append(e)\n\
-threading.stack_size(1 << 30)\n\
-t = threading.Thread(target=run)\n\
-t.start()\n\
-t.join()\n\
-sys.stdout.flush()\n\
-if failed:\n\
-    print('ERROR: pyosys:', failed[0], file=sys.stderr)\n\
-    sys.exit(1)\n";
+const PYOSYS_LAUNCHER: &str = r#"import sys, threading
+from pyosys import libyosys as ys
+a = sys.argv[1:]
+failed = []
+def run():
+    try:
+        ys.run_pass('script ' + a[a.index('-s') + 1], ys.Design())
+    except BaseException as e:
+        failed.append(e)
+threading.stack_size(1 << 30)
+t = threading.Thread(target=run)
+t.start()
+t.join()
+sys.stdout.flush()
+if failed:
+    print('ERROR: pyosys:', failed[0], file=sys.stderr)
+    sys.exit(1)
+"#;
 
 impl Yosys {
     /// The program and the arguments before the script's.
