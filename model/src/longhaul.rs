@@ -402,7 +402,10 @@ impl LonghaulModel {
         let rtt = regs.reg(offset::PORT0_RTT_EST_US);
         let p = regs.reg(offset::CLOCKS_PER_US).max(1) as u64;
         if !enable || self.qd >= k_min {
-            if self.qd >= k_min && end > 0 {
+            // The Resume timer restarts in every clock at K_min or above,
+            // and in every clock the feature is off (the RTL's
+            // `above_since_us`): after an enable it counts from the enable.
+            if end > 0 {
                 self.last_high = Some(end - 1);
             }
             self.now = self.now.max(end);

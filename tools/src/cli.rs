@@ -123,6 +123,22 @@ pub struct ScenarioArgs {
     /// Override the file's simulated time, milliseconds.
     #[arg(long, value_name = "MS")]
     pub duration_ms: Option<f64>,
+    /// The gateway in the loop: `model` (the reference model, fast) or `rtl`
+    /// (the Verilated gateway, cycle-accurate, about 0.2 M clocks per second).
+    #[arg(long, value_enum, default_value = "model")]
+    pub gateway: LoopKind,
+    /// Run every mode with a gateway with both the RTL and the model (timed
+    /// as the RTL's input) and compare the notifications they send, bytes
+    /// and clocks, and the summaries; fails at the first difference.
+    #[arg(long, conflicts_with = "gateway")]
+    pub cross_check: bool,
+}
+
+/// What plays the gateway in a scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LoopKind {
+    Model,
+    Rtl,
 }
 
 #[derive(Debug, Subcommand)]

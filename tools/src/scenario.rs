@@ -2,10 +2,11 @@
 //! (`cngw_model::scenario`) in each mode, prints a summary table (or JSON)
 //! and writes each mode's time series to `DIR/<mode>.csv`.
 
-use crate::cli::ScenarioArgs;
+use crate::cli::{LoopKind, ScenarioArgs};
 use crate::report::json_string;
+use crate::scenario_rtl::{first_difference, RtlLoop};
 use anyhow::{bail, Context, Result};
-use cngw_model::scenario::{run as run_mode, Mode, RunResult, Scenario};
+use cngw_model::scenario::{run_with, Mode, ModelLoop, RunResult, Scenario};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -31,36 +32,106 @@ pub fn run(args: &ScenarioArgs) -> Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     let mut results = Vec::new();
+    let mut checks = Vec::new();
+    let file = args.file.display();
     for &mode in &modes {
-        let mut bar = Progress::new(mode);
-        let r = run_mode(&scn, mode, &mut |now, end| bar.update(now, end))
-            .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+        let rtl = mode.gateway() && (args.cross_check || args.gateway == LoopKind::Rtl);
+        let mut bar = Progress::new(mode, rtl);
+        let mut node = RtlLoop::new_if(rtl);
+        let r = match node.as_mut() {
+            Some(n) => run_with(&scn, mode, Box::new(n), &mut |now, end| {
+                bar.update(now, end)
+            }),
+            None => run_with(&scn, mode, Box::new(ModelLoop::new()), &mut |now, end| {
+                bar.update(now, end)
+            }),
+        }
+        .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
         bar.done();
+        if let (true, Some(n)) = (args.cross_check, node.as_ref()) {
+            let check = cross_check(&scn, mode, &r, n)
+                .with_context(|| format!("{file}: cross-check of mode {mode}"))?;
+            checks.push((mode, check));
+        }
         let path = args.out.join(format!("{mode}.csv"));
         std::fs::write(&path, csv(&scn, &r))
             .with_context(|| format!("writing {}", path.display()))?;
         results.push(r);
     }
     if args.json {
-        print!("{}", json(&scn, &results));
+        print!("{}", json(&scn, &results, &checks));
     } else {
+        for (mode, c) in &checks {
+            println!(
+                "cross-check {mode}: the RTL and the model sent the same {} notifications \
+                 (bytes and dc_tx clocks) and the runs agree; the RTL took {} frames on dc_rx, \
+                 {} of them behind another",
+                c.notifications, c.frames, c.frames_queued
+            );
+        }
         print!("{}", table(&scn, &results, &args.out));
     }
     Ok(())
+}
+
+/// What a cross-check compared.
+pub struct CrossCheck {
+    pub notifications: usize,
+    pub frames: u64,
+    pub frames_queued: u64,
+}
+
+/// Runs `mode` again with the model timed as the RTL and compares it with
+/// the RTL's run `rtl`: the same notifications (bytes, clocks) and the
+/// same summary.
+fn cross_check(scn: &Scenario, mode: Mode, rtl: &RunResult, node: &RtlLoop) -> Result<CrossCheck> {
+    if node.header_mismatches > 0 {
+        let (want, got) = node.first_mismatch.unwrap_or_default();
+        bail!(
+            "{} of {} frames were parsed in another clock than the loop assumed \
+             (the first in clock {got}, not {want})",
+            node.header_mismatches,
+            node.frames
+        );
+    }
+    let model = run_with(
+        scn,
+        mode,
+        Box::new(ModelLoop::timed_as_rtl()),
+        &mut |_, _| {},
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
+    if let Some(d) = first_difference(&rtl.notifications, &model.notifications) {
+        bail!("{d}");
+    }
+    if rtl.summary != model.summary {
+        bail!(
+            "the same notifications, different runs: RTL {:?}, model {:?}",
+            rtl.summary,
+            model.summary
+        );
+    }
+    Ok(CrossCheck {
+        notifications: rtl.notifications.len(),
+        frames: node.frames,
+        frames_queued: node.frames_queued,
+    })
 }
 
 /// Progress on stderr: a bar redrawn in place on a terminal, else a line
 /// at every quarter.
 struct Progress {
     mode: Mode,
+    rtl: bool,
     tty: bool,
     shown: Option<u64>,
 }
 
 impl Progress {
-    fn new(mode: Mode) -> Self {
+    fn new(mode: Mode, rtl: bool) -> Self {
         Progress {
             mode,
+            rtl,
             tty: std::io::stderr().is_terminal(),
             shown: None,
         }
@@ -79,13 +150,19 @@ impl Progress {
             let filled = (pct / 5) as usize;
             let _ = write!(
                 err,
-                "\r{:<12} [{}{}] {pct:>3}% {ms:.1} ms simulated",
+                "\r{:<12} [{}{}] {pct:>3}% {ms:.1} ms simulated{}",
                 self.mode.name(),
                 "#".repeat(filled),
-                ".".repeat(20 - filled)
+                ".".repeat(20 - filled),
+                if self.rtl { " (RTL)" } else { "" }
             );
         } else {
-            let _ = writeln!(err, "{}: {pct}% ({ms:.1} ms simulated)", self.mode.name());
+            let rtl = if self.rtl { ", RTL" } else { "" };
+            let _ = writeln!(
+                err,
+                "{}: {pct}% ({ms:.1} ms simulated{rtl})",
+                self.mode.name()
+            );
         }
         let _ = err.flush();
     }
@@ -175,7 +252,7 @@ fn opt(v: Option<u64>) -> String {
 }
 
 /// The JSON document of `--json`.
-pub fn json(scn: &Scenario, results: &[RunResult]) -> String {
+pub fn json(scn: &Scenario, results: &[RunResult], checks: &[(Mode, CrossCheck)]) -> String {
     let mut o = String::from("{\n");
     let _ = writeln!(o, "  \"scenario\": {},", json_string(&scn.name));
     let _ = writeln!(o, "  \"wan_rtt_ns\": {},", wan_rtt_ns(scn) as u64);
@@ -188,7 +265,8 @@ pub fn json(scn: &Scenario, results: &[RunResult]) -> String {
             "    {{\"mode\": \"{}\", \"onset_ns\": {}, \"first_cut_ns\": {}, \
              \"time_to_first_cut_ns\": {}, \"first_cut_sender\": {}, \"peak_queue_bytes\": {}, \
              \"drops\": {}, \"dropped_bytes\": {}, \"wan_utilisation\": {:.6}, \"jain\": {:.6}, \
-             \"cnps_sent\": {}, \"notifications\": {}, \"resumes\": {}, \"delivered_bytes\": [{}]}}",
+             \"cnps_sent\": {}, \"notifications\": {}, \"resumes\": {}, \"delivered_bytes\": [{}], \
+             \"cross_check\": {}}}",
             s.mode.name(),
             opt(s.onset_ns),
             opt(s.first_cut_ns),
@@ -206,7 +284,14 @@ pub fn json(scn: &Scenario, results: &[RunResult]) -> String {
                 .iter()
                 .map(|b| b.to_string())
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            match checks.iter().find(|(m, _)| *m == s.mode) {
+                Some((_, c)) => format!(
+                    "{{\"notifications\": {}, \"frames\": {}, \"frames_queued\": {}}}",
+                    c.notifications, c.frames, c.frames_queued
+                ),
+                None => "null".into(),
+            }
         );
         o.push_str(if i + 1 < results.len() { ",\n" } else { "\n" });
     }

@@ -3,8 +3,8 @@
 
 use super::config::{Marking, Mode, Position, Scenario};
 use super::dcqcn::ReactionPoint;
+use super::node::{LoopGateway, LoopNotification, ModelLoop};
 use crate::source_nic::{NotificationKind, QpBinding, Received, SourceNic, SourceNicConfig};
-use crate::{Frame, GatewayModel, InPort};
 use cngw_packet::bth::opcode;
 use cngw_packet::longhaul::Action;
 use cngw_packet::parsed::{classify, FrameClass};
@@ -75,6 +75,9 @@ impl Summary {
 pub struct RunResult {
     pub summary: Summary,
     pub samples: Vec<Sample>,
+    /// Every notification the gateway sent on dc_tx, in order, with its
+    /// scenario clock (what the RTL-versus-model cross-check compares).
+    pub notifications: Vec<LoopNotification>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -184,7 +187,8 @@ struct Sim<'a> {
     first_arrival: Option<u64>,
     dequeued: u64,
     // The gateway.
-    gw: Option<GatewayModel>,
+    gw: Option<Box<dyn LoopGateway + 'a>>,
+    sent_notes: Vec<LoopNotification>,
     clocks_per_us: u64,
     frames: Vec<Vec<u8>>,
     notes: Vec<Option<Vec<u8>>>,
@@ -197,14 +201,26 @@ struct Sim<'a> {
 
 const US: f64 = 1_000.0;
 
-/// Runs `scn` in `mode`; `progress(now, end)` is called at every sample.
+/// Runs `scn` in `mode` with the gateway's reference model in the loop;
+/// `progress(now, end)` is called at every sample.
 pub fn run(
     scn: &Scenario,
     mode: Mode,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunResult, String> {
+    run_with(scn, mode, Box::new(ModelLoop::new()), progress)
+}
+
+/// Runs `scn` in `mode` with `gateway` in the loop (fresh, unconfigured:
+/// the run configures it; the baseline mode leaves it alone).
+pub fn run_with<'a>(
+    scn: &'a Scenario,
+    mode: Mode,
+    gateway: Box<dyn LoopGateway + 'a>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<RunResult, String> {
     scn.validate()?;
-    let mut sim = Sim::new(scn, mode)?;
+    let mut sim = Sim::new(scn, mode, gateway)?;
     sim.run(progress);
     Ok(sim.finish())
 }
@@ -216,7 +232,11 @@ fn mapped_words(a: Ipv4Addr) -> [u32; 4] {
 }
 
 impl<'a> Sim<'a> {
-    fn new(scn: &'a Scenario, mode: Mode) -> Result<Self, String> {
+    fn new(
+        scn: &'a Scenario,
+        mode: Mode,
+        mut gateway: Box<dyn LoopGateway + 'a>,
+    ) -> Result<Self, String> {
         let position = if mode == Mode::NearSource {
             Position::Near
         } else {
@@ -287,16 +307,17 @@ impl<'a> Sim<'a> {
                 delivered: 0,
             });
         }
-        let gw = if mode.gateway() {
-            Some(gateway(scn, mode, gw_ip)?)
+        let mut gw = if mode.gateway() {
+            configure(gateway.as_mut(), scn, mode, gw_ip)?;
+            Some(gateway)
         } else {
             None
         };
-        let clocks_per_us = gw
-            .as_ref()
-            .and_then(|g| g.read_register(offset::CLOCKS_PER_US))
-            .unwrap_or(322)
-            .max(1) as u64;
+        let clocks_per_us = match gw {
+            Some(ref mut g) => g.read_register(offset::CLOCKS_PER_US)?,
+            None => 322,
+        }
+        .max(1) as u64;
         let n = senders.len();
         Ok(Sim {
             scn,
@@ -319,6 +340,7 @@ impl<'a> Sim<'a> {
             first_arrival: None,
             dequeued: 0,
             gw,
+            sent_notes: Vec::new(),
             clocks_per_us,
             frames,
             notes: Vec::new(),
@@ -366,6 +388,10 @@ impl<'a> Sim<'a> {
         self.at(0, Ev::Sample);
         while let Some(Item { t, ev, .. }) = self.heap.pop() {
             self.now = t;
+            if let Some(gw) = self.gw.as_mut() {
+                gw.advance_to(t * self.clocks_per_us / 1_000);
+                self.take_notifications();
+            }
             match ev {
                 Ev::Tx { s, gen } => self.tx(s, gen),
                 Ev::Arrive { s } => self.arrive(s),
@@ -398,9 +424,8 @@ impl<'a> Sim<'a> {
                     let depth = self.depth.min(u32::MAX as u64) as u32;
                     let clock = self.clock(t);
                     if let Some(gw) = self.gw.as_mut() {
-                        gw.set_queue_depth_at(depth, clock);
+                        gw.set_queue_depth(depth, clock);
                     }
-                    self.take_notifications();
                     let p = self.scn.telemetry_interval_us() as u64 * 1_000;
                     self.at(t + p, Ev::Telemetry);
                 }
@@ -496,11 +521,9 @@ impl<'a> Sim<'a> {
     fn arrive(&mut self, s: usize) {
         let now = self.now;
         self.first_arrival.get_or_insert(now);
+        let clock = self.clock(now);
         if let Some(gw) = self.gw.as_mut() {
-            let clock = now * self.clocks_per_us / 1_000;
-            let frame = Frame::new(self.frames[s].clone());
-            gw.receive_at(InPort::DcRx, &frame, Some(clock));
-            self.take_notifications();
+            gw.receive(&self.frames[s], clock);
         }
         let mtu = self.mtu;
         if self.depth + mtu > self.scn.bottleneck.buffer_bytes {
@@ -563,9 +586,10 @@ impl<'a> Sim<'a> {
     /// The gateway's notifications so far, sent on their way.
     fn take_notifications(&mut self) {
         let Some(gw) = self.gw.as_mut() else { return };
-        let decided = gw.take_notifications();
-        for n in decided {
-            let p = classify(&n.frame.data);
+        let left = gw.take_notifications();
+        for n in left {
+            self.sent_notes.push(n.clone());
+            let p = classify(&n.frame);
             let dst = Ipv4Addr::new(p.dst_ip[12], p.dst_ip[13], p.dst_ip[14], p.dst_ip[15]);
             let target = self
                 .senders
@@ -574,7 +598,7 @@ impl<'a> Sim<'a> {
             let Some(s) = target else { continue };
             let sent = (n.clock * 1_000).div_ceil(self.clocks_per_us).max(self.now);
             self.summary.notifications += 1;
-            self.notes.push(Some(n.frame.data));
+            self.notes.push(Some(n.frame));
             let note = self.notes.len() - 1;
             self.at(sent + self.notify_delay, Ev::Notify { s, note });
         }
@@ -671,23 +695,22 @@ impl<'a> Sim<'a> {
         RunResult {
             summary: self.summary,
             samples: self.samples,
+            notifications: self.sent_notes,
         }
     }
 }
 
-/// The congestion-aware node: the gateway model with Long-haul CNPs on,
-/// the scenario's thresholds, and every flow's source QP in the flow
-/// table (static entries, as the host CLI adds them).
-fn gateway(scn: &Scenario, mode: Mode, address: Ipv4Addr) -> Result<GatewayModel, String> {
-    let mut gw = GatewayModel::new();
-    let write = |gw: &mut GatewayModel, off: u32, v: u32| {
-        if gw.write_register(off, v) {
-            Ok(())
-        } else {
-            Err(format!("the gateway model refused register {off:#x}"))
-        }
-    };
-    let sev0 = gw.read_register(offset::LH_SEV0_ACTION).unwrap_or(0);
+/// The congestion-aware node: the gateway with Long-haul CNPs on, the
+/// scenario's thresholds, and every flow's source QP in the flow table
+/// (static entries, as the host CLI adds them).
+fn configure(
+    gw: &mut dyn LoopGateway,
+    scn: &Scenario,
+    mode: Mode,
+    address: Ipv4Addr,
+) -> Result<(), String> {
+    let write = |gw: &mut dyn LoopGateway, off: u32, v: u32| gw.write_register(off, v);
+    let sev0 = gw.read_register(offset::LH_SEV0_ACTION)?;
     let percent = scn.gateway.rate_reduce_percent.unwrap_or(30) as u32;
     let options = if mode == Mode::Smartnic {
         lh_option::IPV4_LONGHAUL
@@ -710,17 +733,17 @@ fn gateway(scn: &Scenario, mode: Mode, address: Ipv4Addr) -> Result<GatewayModel
         ),
         (offset::LH_SEV0_ACTION, (sev0 & !0xFFFF) | percent),
     ] {
-        write(&mut gw, off, v)?;
+        write(gw, off, v)?;
     }
     for spec in &scn.senders {
         let (sip, dip) = (mapped_words(spec.ip), mapped_words(spec.receiver_ip));
         for w in 0..4 {
-            write(&mut gw, offset::FLOW_SIP_0 + 4 * w as u32, sip[w])?;
-            write(&mut gw, offset::FLOW_DIP_0 + 4 * w as u32, dip[w])?;
+            write(gw, offset::FLOW_SIP_0 + 4 * w as u32, sip[w])?;
+            write(gw, offset::FLOW_DIP_0 + 4 * w as u32, dip[w])?;
         }
-        write(&mut gw, offset::FLOW_DQP, spec.receiver_qp)?;
-        write(&mut gw, offset::FLOW_SQP, spec.qp)?;
-        write(&mut gw, offset::FLOW_COMMAND, flow_command::INSERT_STATIC)?;
+        write(gw, offset::FLOW_DQP, spec.receiver_qp)?;
+        write(gw, offset::FLOW_SQP, spec.qp)?;
+        write(gw, offset::FLOW_COMMAND, flow_command::INSERT_STATIC)?;
     }
-    Ok(gw)
+    Ok(())
 }

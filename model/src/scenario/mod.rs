@@ -77,10 +77,12 @@
 pub mod config;
 pub mod dcqcn;
 pub mod engine;
+pub mod node;
 
 pub use config::{
     Bottleneck, DcqcnParams, GatewayParams, Marking, Mode, PathParams, Position, Scenario,
     SenderSpec, SmartNicParams,
 };
 pub use dcqcn::ReactionPoint;
-pub use engine::{run, RunResult, Sample, Summary};
+pub use engine::{run, run_with, RunResult, Sample, Summary};
+pub use node::{LoopGateway, LoopNotification, ModelLoop, LOOP_START, MODEL_NOTIFY_LATENCY};
