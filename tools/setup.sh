@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what cngw needs on a fresh Debian machine with Rust:
-#   - Verilator 5 and tshark from Debian's packages (when run as root;
+#   - Verilator 5, tshark and the DejaVu fonts (the plots of `cngw scenario`)
+#     from Debian's packages (when run as root;
 #     otherwise it names the packages to install and stops),
 #   - the Python packages of the test suite into a project-local .venv,
 #   - the cngw_sim Python extension module (testbench/py) into that .venv.
@@ -14,6 +15,8 @@ command -v verilator >/dev/null 2>&1 || need_apt+=(verilator)
 command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
+# The font of `cngw scenario`'s plots (read at run time, no font discovery).
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "setup: installing ${need_apt[*]} from Debian's packages"

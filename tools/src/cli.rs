@@ -101,10 +101,17 @@ const SCENARIO_AFTER_HELP: &str = "\
 Modes: baseline (receiver CNPs only), longhaul (plus Long-haul CNPs from the node at the
 congested queue, standard CNP format to legacy DCQCN senders), smartnic (Long-haul CNPs in
 the RoCEv2 format applied by the source-side SmartNIC, LH-16), near_source (the congested
-queue and its gateway in the source data centre). The file format is documented in
+queue and its gateway in the source data centre), fast_cnp (the congested node's Fast CNPs
+to the ingress PE, which sends the senders standard CNPs, draft-he-fcn-in-wan), two_threshold
+(ECT(1) early warning between T1 and T2 slows the flow at the ingress PE, CE above T2 reaches
+the receivers, draft-hu-rtgwg-pre-ecn-wan), proxy (the node's notification as a CN message to
+a proxy in the source data centre, which sends the CNP), rate_advice (SCONE Rate Advice: the
+port's explicit rate advised to every sender, which keeps below it). The file format is documented in
 model/src/scenario/config.rs and examples/scenarios/.
 Time to first cut: from congestion onset (the queue first above bottleneck.onset_bytes) to
-the first cut of any sender's rate. Files: DIR/<mode>.csv, one row per sample.";
+the first cut of any sender's rate. Files: DIR/<mode>.csv, one row per sample; DIR/<mode>.png,
+the queue depth, each sender's rate and the notifications reaching the senders over time;
+DIR/modes.png, every mode's queue depth and total sending rate.";
 
 #[derive(Debug, Args)]
 pub struct ScenarioArgs {
@@ -132,6 +139,19 @@ pub struct ScenarioArgs {
     /// and clocks, and the summaries; fails at the first difference.
     #[arg(long, conflicts_with = "gateway")]
     pub cross_check: bool,
+    /// TrueType font of the plots' text (default: DejaVu Sans of Debian's
+    /// fonts-dejavu-core). Given and unusable, the command fails after
+    /// writing the CSV files; the default missing, it skips the plots and
+    /// says why.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_plots")]
+    pub font: Option<PathBuf>,
+    /// Write only the CSV files, no PNG plots.
+    #[arg(long)]
+    pub no_plots: bool,
+    /// Show progress on stderr even when it is not a terminal (it shows on
+    /// a terminal unless --json is given).
+    #[arg(long)]
+    pub progress: bool,
 }
 
 /// What plays the gateway in a scenario.

@@ -25,6 +25,7 @@ mod regs;
 mod replay;
 mod report;
 mod scenario;
+mod scenario_plot;
 mod scenario_rtl;
 mod shaper;
 mod sim;

@@ -1,15 +1,17 @@
 //! `cngw scenario FILE`: runs a closed-loop scenario
 //! (`cngw_model::scenario`) in each mode, prints a summary table (or JSON)
-//! and writes each mode's time series to `DIR/<mode>.csv`.
+//! and writes each mode's time series to `DIR/<mode>.csv` and its plots to
+//! `DIR/<mode>.png` and `DIR/modes.png` (`scenario_plot`).
 
 use crate::cli::{LoopKind, ScenarioArgs};
 use crate::report::json_string;
+use crate::scenario_plot;
 use crate::scenario_rtl::{first_difference, RtlLoop};
 use anyhow::{bail, Context, Result};
 use cngw_model::scenario::{run_with, Mode, ModelLoop, RunResult, Scenario};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub fn run(args: &ScenarioArgs) -> Result<()> {
     let text = std::fs::read_to_string(&args.file)
@@ -31,12 +33,13 @@ pub fn run(args: &ScenarioArgs) -> Result<()> {
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
+    let show = args.progress || (std::io::stderr().is_terminal() && !args.json);
     let mut results = Vec::new();
     let mut checks = Vec::new();
     let file = args.file.display();
     for &mode in &modes {
-        let rtl = mode.gateway() && (args.cross_check || args.gateway == LoopKind::Rtl);
-        let mut bar = Progress::new(mode, rtl);
+        let rtl = mode.loop_gateway() && (args.cross_check || args.gateway == LoopKind::Rtl);
+        let mut bar = Progress::new(mode, show, rtl);
         let mut node = RtlLoop::new_if(rtl);
         let r = match node.as_mut() {
             Some(n) => run_with(&scn, mode, Box::new(n), &mut |now, end| {
@@ -58,6 +61,11 @@ pub fn run(args: &ScenarioArgs) -> Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
         results.push(r);
     }
+    let plots = if args.no_plots {
+        Plots::Off
+    } else {
+        plots(&scn, &results, args)
+    };
     if args.json {
         print!("{}", json(&scn, &results, &checks));
     } else {
@@ -70,8 +78,60 @@ pub fn run(args: &ScenarioArgs) -> Result<()> {
             );
         }
         print!("{}", table(&scn, &results, &args.out));
+        match &plots {
+            Plots::Written(files) => println!(
+                "plots: {}",
+                files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Plots::Skipped(why) => println!("plots: skipped ({why})"),
+            Plots::Off | Plots::Failed(_) => {}
+        }
     }
-    Ok(())
+    match plots {
+        Plots::Skipped(why) => {
+            eprintln!("cngw scenario: the plots were skipped: {why}");
+            Ok(())
+        }
+        Plots::Failed(e) => Err(e.context("the CSV files are written; the plots are not")),
+        _ => Ok(()),
+    }
+}
+
+/// What became of the plots.
+enum Plots {
+    /// `--no-plots`.
+    Off,
+    Written(Vec<PathBuf>),
+    /// The default font is missing: the plots are left out, the command
+    /// succeeds.
+    Skipped(String),
+    /// A font given with `--font` is unusable, or drawing failed: the
+    /// command fails.
+    Failed(anyhow::Error),
+}
+
+fn plots(scn: &Scenario, results: &[RunResult], args: &ScenarioArgs) -> Plots {
+    let font = args
+        .font
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(scenario_plot::DEFAULT_FONT));
+    if args.font.is_none() && !font.exists() {
+        return Plots::Skipped(format!(
+            "no font at {} (install Debian's fonts-dejavu-core, or give --font FILE)",
+            font.display()
+        ));
+    }
+    if let Err(e) = scenario_plot::load_font(&font) {
+        return Plots::Failed(e);
+    }
+    match scenario_plot::write_all(scn, results, &args.out) {
+        Ok(files) => Plots::Written(files),
+        Err(e) => Plots::Failed(e),
+    }
 }
 
 /// What a cross-check compared.
@@ -119,18 +179,20 @@ fn cross_check(scn: &Scenario, mode: Mode, rtl: &RunResult, node: &RtlLoop) -> R
 }
 
 /// Progress on stderr: a bar redrawn in place on a terminal, else a line
-/// at every quarter.
+/// at every quarter; nothing unless `show`.
 struct Progress {
     mode: Mode,
+    show: bool,
     rtl: bool,
     tty: bool,
     shown: Option<u64>,
 }
 
 impl Progress {
-    fn new(mode: Mode, rtl: bool) -> Self {
+    fn new(mode: Mode, show: bool, rtl: bool) -> Self {
         Progress {
             mode,
+            show,
             rtl,
             tty: std::io::stderr().is_terminal(),
             shown: None,
@@ -138,6 +200,9 @@ impl Progress {
     }
 
     fn update(&mut self, now: u64, end: u64) {
+        if !self.show {
+            return;
+        }
         let pct = (now * 100).checked_div(end).unwrap_or(100).min(100);
         let step = if self.tty { pct / 2 } else { pct / 25 };
         if self.shown == Some(step) {
@@ -168,7 +233,7 @@ impl Progress {
     }
 
     fn done(&self) {
-        if self.tty {
+        if self.show && self.tty {
             eprintln!();
         }
     }
@@ -200,7 +265,7 @@ pub fn table(scn: &Scenario, results: &[RunResult], out: &Path) -> String {
     );
     let _ = writeln!(
         t,
-        "{:<12} {:>10} {:>14} {:>9} {:>15} {:>8} {:>9} {:>8} {:>6} {:>7}",
+        "{:<14} {:>10} {:>14} {:>9} {:>15} {:>8} {:>9} {:>8} {:>6} {:>7}",
         "mode",
         "onset ms",
         "first cut ms",
@@ -223,7 +288,7 @@ pub fn table(scn: &Scenario, results: &[RunResult], out: &Path) -> String {
         };
         let _ = writeln!(
             t,
-            "{:<12} {:>10} {:>14} {:>9} {:>15.1} {:>8} {:>8.1}% {:>8.4} {:>6} {:>7}",
+            "{:<14} {:>10} {:>14} {:>9} {:>15.1} {:>8} {:>8.1}% {:>8.4} {:>6} {:>7}",
             s.mode.name(),
             s.onset_ns
                 .map_or("none".into(), |o| format!("{:.3}", ms(o))),

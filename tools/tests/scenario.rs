@@ -1,6 +1,7 @@
 //! Issue 8 item 2: `cngw scenario` on the draft's operational example
-//! (shortened with --duration-ms): the table, the CSV files, JSON, and a
-//! bad scenario file refused with the field named.
+//! (shortened with --duration-ms): the table, the CSV files, the PNG plots,
+//! the progress on stderr, JSON, and a bad scenario file refused with the
+//! field named.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -45,6 +46,7 @@ fn scn_cli_prints_the_table_and_writes_the_time_series() {
         "20",
         "--out",
         out.to_str().unwrap(),
+        "--progress",
     ]);
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "{stdout}\n{stderr}");
@@ -130,14 +132,207 @@ fn scn_cli_rejects_a_bad_file_naming_the_field() {
         "scenario",
         example("draft-example.toml").to_str().unwrap(),
         "--modes",
-        "proxy",
+        "precise",
     ]);
     assert!(!o.status.success());
     assert!(
-        text(&o).1.contains("unknown mode `proxy`"),
+        text(&o).1.contains("unknown mode `precise`"),
         "{}",
         text(&o).1
     );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A decoded PNG: width, height and RGB(A) pixels.
+struct Image {
+    width: u32,
+    height: u32,
+    pixels: Vec<[u8; 3]>,
+}
+
+fn decode(path: &Path) -> Image {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut reader = png::Decoder::new(file)
+        .read_info()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.bit_depth, png::BitDepth::Eight, "{}", path.display());
+    let step = match info.color_type {
+        png::ColorType::Rgb => 3,
+        png::ColorType::Rgba => 4,
+        c => panic!("{}: colour type {c:?}", path.display()),
+    };
+    let pixels = buf[..info.buffer_size()]
+        .chunks(step)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    Image {
+        width: info.width,
+        height: info.height,
+        pixels,
+    }
+}
+
+/// Issue 8 item 2 outputs: a PNG per mode (queue depth, sender rates,
+/// notification arrivals) and one comparing the modes, next to the CSV
+/// files: they decode, have the figure's size, are not blank, and show the
+/// series' colours (the first sender's line, the gateway's notifications
+/// in `longhaul`).
+#[test]
+fn scn_plots_written_next_to_the_csv_files() {
+    let out = scratch("plots");
+    let file = example("draft-example.toml");
+    let o = cngw(&[
+        "scenario",
+        file.to_str().unwrap(),
+        "--modes",
+        "baseline,longhaul",
+        "--duration-ms",
+        "12",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("plots: "), "{stdout}");
+    // Colours of the plots: the first series (sender 0, the first mode),
+    // the gateway's notifications in the arrivals panel.
+    let blue = [31, 119, 180];
+    let olive = [188, 189, 34];
+    let mut notes = std::collections::BTreeMap::new();
+    for (name, height) in [
+        ("baseline.png", 1000),
+        ("longhaul.png", 1000),
+        ("modes.png", 680),
+    ] {
+        let path = out.join(name);
+        assert!(stdout.contains(&path.display().to_string()), "{stdout}");
+        let img = decode(&path);
+        assert_eq!((img.width, img.height), (1200, height), "{name}");
+        assert_eq!(img.pixels.len(), (img.width * img.height) as usize);
+        let white = img.pixels.iter().filter(|p| **p == [255; 3]).count();
+        let ink = img.pixels.len() - white;
+        assert!(
+            ink > img.pixels.len() / 50,
+            "{name}: only {ink} non-white pixels"
+        );
+        let colours: std::collections::HashSet<_> = img.pixels.iter().collect();
+        assert!(colours.len() > 20, "{name}: {} colours", colours.len());
+        let count = |c: [u8; 3]| img.pixels.iter().filter(|p| **p == c).count();
+        // In modes.png the second mode's lines cover the first's until the
+        // Long-haul CNPs cut the rates, ~10 ms in.
+        let least = if name == "modes.png" { 200 } else { 1000 };
+        let first = count(blue);
+        assert!(
+            first > least,
+            "{name}: the first series is missing ({first})"
+        );
+        notes.insert(name, count(olive));
+    }
+    // longhaul's 4 Long-haul CNPs reach the senders ~10 ms in: a stem most
+    // of the panel high; baseline has only the legend's sample line.
+    assert!(
+        notes["longhaul.png"] > notes["baseline.png"] + 200,
+        "notification stems: {notes:?}"
+    );
+    assert!(out.join("baseline.csv").exists() && out.join("longhaul.csv").exists());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Plots asked for with `--font` that cannot be drawn: the CSV files and
+/// the table are still written, the command fails and names the font.
+/// `--no-plots` writes no PNG.
+#[test]
+fn scn_plots_an_unusable_font_fails_after_the_csv_files() {
+    let out = scratch("font");
+    let file = example("near-source.toml");
+    let not_a_font = out.join("not-a-font.ttf");
+    std::fs::write(&not_a_font, "plain text").unwrap();
+    let missing = out.join("missing.ttf");
+    for (font, why) in [
+        (&missing, "reading the font"),
+        (&not_a_font, "not a TrueType or OpenType font"),
+    ] {
+        let o = cngw(&[
+            "scenario",
+            file.to_str().unwrap(),
+            "--modes",
+            "longhaul",
+            "--duration-ms",
+            "2",
+            "--font",
+            font.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = text(&o);
+        assert!(!o.status.success(), "{stdout}");
+        assert!(stderr.contains(why), "{stderr}");
+        assert!(stderr.contains(&font.display().to_string()), "{stderr}");
+        assert!(stdout.contains("longhaul "), "the table: {stdout}");
+        assert!(out.join("longhaul.csv").exists());
+        assert!(!out.join("longhaul.png").exists());
+    }
+    let o = cngw(&[
+        "scenario",
+        file.to_str().unwrap(),
+        "--modes",
+        "longhaul",
+        "--duration-ms",
+        "2",
+        "--no-plots",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    assert!(out.join("longhaul.csv").exists());
+    assert!(!out.join("longhaul.png").exists());
+    assert!(!out.join("modes.png").exists());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Issue 8 progress bar: on stderr with `--progress`; without it (and
+/// with stderr not a terminal, as here) nothing, and never on stdout, so
+/// `--json` output stays one JSON document.
+#[test]
+fn scn_progress_only_when_asked_or_on_a_terminal() {
+    let out = scratch("progress");
+    let file = example("near-source.toml");
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "scenario".to_string(),
+            file.to_str().unwrap().to_string(),
+            "--modes".into(),
+            "baseline".into(),
+            "--duration-ms".into(),
+            "2".into(),
+            "--no-plots".into(),
+            "--json".into(),
+            "--out".into(),
+            out.to_str().unwrap().to_string(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |a: Vec<String>| {
+        Command::new(env!("CARGO_BIN_EXE_cngw"))
+            .args(&a)
+            .output()
+            .unwrap()
+    };
+    let quiet = run(args(&[]));
+    let (stdout, stderr) = text(&quiet);
+    assert!(quiet.status.success(), "{stderr}");
+    assert!(!stderr.contains('%'), "no progress asked: {stderr}");
+    assert!(stdout.trim_start().starts_with('{') && stdout.trim_end().ends_with('}'));
+    let shown = run(args(&["--progress"]));
+    let (stdout2, stderr2) = text(&shown);
+    assert!(shown.status.success(), "{stderr2}");
+    for pct in ["0%", "25%", "50%", "75%", "100%"] {
+        assert!(stderr2.contains(&format!("baseline: {pct}")), "{stderr2}");
+    }
+    assert_eq!(stdout, stdout2, "progress never reaches stdout");
     let _ = std::fs::remove_dir_all(&out);
 }
 

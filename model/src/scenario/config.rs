@@ -20,14 +20,34 @@ pub enum Mode {
     /// `longhaul` with the congested queue at the near gateway, in the
     /// source data centre.
     NearSource,
+    /// The congested node sends Fast CNPs (draft-he-fcn-in-wan) to the
+    /// ingress PE, which turns each into a standard CNP to the sender.
+    FastCnp,
+    /// Two-threshold ECN (draft-hu-rtgwg-pre-ecn-wan): the congested node
+    /// marks ECT(1) (early warning) between T1 and T2 and CE above; light
+    /// Fast CNPs slow the flow at the ingress PE (PE-05), severe ones and
+    /// CE reach the sender.
+    TwoThreshold,
+    /// Proxy notification (draft-xiao-rtgwg-proxy-congestion-notification):
+    /// the node at the queue sends its notification as a CN message to the
+    /// proxy gateway in the source data centre, which sends the CNP.
+    Proxy,
+    /// SCONE Rate Advice (draft-zz-scone-rate-advice-rocev2): the node at
+    /// the queue advises every capable sender of the port's explicit rate
+    /// (RA-01..RA-03); the sender keeps its rate at or below the advice.
+    RateAdvice,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 4] = [
+    pub const ALL: [Mode; 8] = [
         Mode::Baseline,
         Mode::Longhaul,
         Mode::Smartnic,
         Mode::NearSource,
+        Mode::FastCnp,
+        Mode::TwoThreshold,
+        Mode::Proxy,
+        Mode::RateAdvice,
     ];
 
     pub fn name(self) -> &'static str {
@@ -36,7 +56,19 @@ impl Mode {
             Mode::Longhaul => "longhaul",
             Mode::Smartnic => "smartnic",
             Mode::NearSource => "near_source",
+            Mode::FastCnp => "fast_cnp",
+            Mode::TwoThreshold => "two_threshold",
+            Mode::Proxy => "proxy",
+            Mode::RateAdvice => "rate_advice",
         }
+    }
+
+    /// Whether the mode's Long-haul CNP node is a [`LoopGateway`]
+    /// (the model, or the RTL with `run_with`).
+    ///
+    /// [`LoopGateway`]: super::node::LoopGateway
+    pub fn loop_gateway(self) -> bool {
+        matches!(self, Mode::Longhaul | Mode::Smartnic | Mode::NearSource)
     }
 
     /// Whether the gateway model is in the loop.
@@ -59,8 +91,7 @@ impl FromStr for Mode {
             .find(|m| m.name() == s)
             .ok_or_else(|| {
                 format!(
-                    "unknown mode `{s}` (modes: {}; not simulated yet: proxy, fast_cnp, \
-                     two_threshold, rate_advice)",
+                    "unknown mode `{s}` (modes: {})",
                     Mode::ALL.map(Mode::name).join(", ")
                 )
             })
@@ -114,6 +145,13 @@ pub struct Scenario {
     pub dcqcn: DcqcnParams,
     #[serde(default)]
     pub smartnic: SmartNicParams,
+    /// The congested WAN node's two thresholds and the Fast CNP buckets
+    /// (`fast_cnp`).
+    #[serde(default)]
+    pub pre_ecn: PreEcnParams,
+    /// The Rate Advice law (`rate_advice`).
+    #[serde(default)]
+    pub rate_advice: RateAdviceParams,
     /// The senders, one flow (QP) each.
     pub senders: Vec<SenderSpec>,
 }
@@ -280,6 +318,49 @@ pub struct SmartNicParams {
     pub burst_bytes: Option<u32>,
 }
 
+/// The congested WAN node's two-threshold draws (PE-03) and the Fast CNP
+/// token buckets (FCN-06) of the `fast_cnp` mode; unset fields take the
+/// defaults named.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreEcnParams {
+    /// T1 (`PE_T1_BYTES`): above it on the average queue a draw may say
+    /// ECT(1), a light Fast CNP (default K_min / 10), bytes.
+    pub t1_bytes: Option<u32>,
+    /// T2 (`PE_T2_BYTES`): the draw says ECT(1) always from here, and CE
+    /// (a severe Fast CNP) with a probability rising to 1 at Tmax (default
+    /// K_min), bytes.
+    pub t2_bytes: Option<u32>,
+    /// Tmax (`PE_TMAX_BYTES`; default K_max), bytes.
+    pub tmax_bytes: Option<u32>,
+    /// Average queue weight (`PORT0_AVG_WEIGHT_SHIFT`: every microsecond
+    /// avg += (QD - avg) / 2^n; default the register's 4).
+    pub avg_weight_shift: Option<u32>,
+    /// One Fast CNP token per this many microseconds at the congested node
+    /// (`FCN_BUCKET_REFILL_CLOCKS`), and one receive token at the ingress
+    /// PE (`FCN_RX_BUCKET_REFILL_CLOCKS`) (default 10, the registers'
+    /// reset value at 322 MHz; depth 8 both).
+    pub bucket_refill_us: Option<f64>,
+}
+
+/// The node's Rate Advice (RA-02's explicit-rate law, RA-03's spacing) in
+/// the `rate_advice` mode; unset fields take the register defaults.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateAdviceParams {
+    /// The law's control interval T (`RA_INTERVAL_US`, default 1000),
+    /// microseconds.
+    pub interval_us: Option<u32>,
+    /// The senders' reaction time d of the law (default RTT_est),
+    /// microseconds.
+    pub reaction_us: Option<u32>,
+    /// At most one message per flow per this long (`RA_FLOW_SPACING_US`,
+    /// default 1000), microseconds.
+    pub flow_spacing_us: Option<u32>,
+    /// Floor of the advice (`RA_MIN_MBPS`, default 100), Mb/s.
+    pub min_mbps: Option<u32>,
+}
+
 /// One sender and its flow.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -379,6 +460,36 @@ impl Scenario {
             g.rate_reduce_percent.unwrap_or(30) <= 100,
             || "must be 0..=100".into(),
         )?;
+        let (t1, t2, tmax) = self.pe_thresholds();
+        field("pre_ecn.t2_bytes", t1 < t2, || {
+            format!("must be above T1 ({t1}), not {t2}")
+        })?;
+        field("pre_ecn.tmax_bytes", t2 < tmax, || {
+            format!("must be above T2 ({t2}), not {tmax}")
+        })?;
+        field(
+            "pre_ecn.avg_weight_shift",
+            self.pre_ecn.avg_weight_shift.unwrap_or(4) <= 31,
+            || "must be 0..=31".into(),
+        )?;
+        positive(
+            "pre_ecn.bucket_refill_us",
+            self.pre_ecn.bucket_refill_us.unwrap_or(10.0),
+        )?;
+        let ra = &self.rate_advice;
+        for (name, v) in [
+            ("rate_advice.interval_us", ra.interval_us),
+            ("rate_advice.reaction_us", ra.reaction_us),
+        ] {
+            field(name, v.is_none_or(|v| v > 0), || {
+                "must be at least 1".into()
+            })?;
+        }
+        field(
+            "path.wan_rate_gbps",
+            self.path.wan_rate_gbps * 125.0 < u32::MAX as f64,
+            || "too large".into(),
+        )?;
         let d = &self.dcqcn;
         field("dcqcn.g", d.g > 0.0 && d.g < 1.0, || {
             format!("must be in (0, 1), not {}", d.g)
@@ -470,6 +581,17 @@ impl Scenario {
 
     pub fn telemetry_interval_us(&self) -> u32 {
         self.gateway.telemetry_interval_us.unwrap_or(1)
+    }
+
+    /// PE-03 thresholds `(T1, T2, Tmax)`, bytes.
+    pub fn pe_thresholds(&self) -> (u32, u32, u32) {
+        let clamp = |v: u64| v.min(u32::MAX as u64) as u32;
+        let p = &self.pre_ecn;
+        (
+            p.t1_bytes.unwrap_or(clamp(self.k_min_bytes() / 10)),
+            p.t2_bytes.unwrap_or(clamp(self.k_min_bytes())),
+            p.tmax_bytes.unwrap_or(clamp(self.k_max_bytes())),
+        )
     }
 
     /// The modes to run when none are asked for.
