@@ -32,6 +32,8 @@
 //! | `notify/token_bucket.rs` | `TokenBucket`: the rate limit of every notification source (LH-08, FCN-06) |
 //! | `stream/frame_filter.rs` | `FrameFilter`: drops whole frames chosen at their first beat |
 //! | `stream/frame_mux.rs` | `FrameMux`: two streams into one, a whole frame at a time |
+//! | `snic/source_nic.rs` | `SourceNic`: the source-side SmartNIC: notifications checked and applied to per-QP rates, per-QP pacing (LH-16) |
+//! | `snic/qp_bucket.rs` | `QpBucket`: one QP's token bucket in millibits (LH-16) |
 //! | `gateway.rs` | `Gateway`: the top level |
 pub mod csr;
 pub mod ecn;
@@ -45,6 +47,7 @@ pub mod parser;
 pub mod pe;
 pub mod px;
 pub mod ra;
+pub mod snic;
 pub mod stats;
 pub mod stream;
 pub mod units;

@@ -76,5 +76,6 @@ pub fn unit_designs() -> Vec<(&'static str, String)> {
             "rate_advisor",
             verilog_of(crate::ra::RateAdvisor::default()),
         ),
+        ("source_nic", verilog_of(crate::snic::SourceNic::default())),
     ]
 }

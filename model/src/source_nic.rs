@@ -14,7 +14,8 @@
 //! Receive side ([`SourceNic::receive`]), in this order:
 //! - A Long-haul CNP (RoCEv2 format: opcode 0x81 with the E bit; ICMPv6
 //!   format: the configured type) or a Rate Advice message (the configured
-//!   BTH opcode) is a *notification*. It is checked (checksums and ICRC;
+//!   BTH opcode) is a *notification*. It is checked (checksums and ICRC,
+//!   unless `check_integrity` is off;
 //!   the sender is one of the configured notifying nodes; in the RoCEv2
 //!   format BTH DestQP equals the body's Source QP, the draft's "consistent
 //!   combination"; the QP is one of the configured active QPs) and then
@@ -105,6 +106,13 @@ pub struct SourceNicConfig {
     pub nodes: Vec<IpAddr>,
     /// The active QPs.
     pub qps: Vec<QpBinding>,
+    /// Check the IPv4 header checksum, a non-zero UDP checksum, the ICMPv6
+    /// checksum and the ICRC of a notification (a failure is
+    /// [`DropReason::Malformed`]). On by default; the RTL block
+    /// (`cngw_hdl::snic::SourceNic`) does not check them (the MAC's FCS has
+    /// checked the frame, and a forger computes them as easily as the
+    /// sender), so it is compared with this off.
+    pub check_integrity: bool,
 }
 
 impl SourceNicConfig {
@@ -125,6 +133,7 @@ impl SourceNicConfig {
             rate_advice_opcode: DEFAULT_OPCODE,
             nodes,
             qps,
+            check_integrity: true,
         }
     }
 
@@ -409,9 +418,11 @@ impl SourceNic {
     /// The QP index and what to apply, or why not.
     fn check(&self, frame: &Frame, n: Notif) -> Result<(usize, NotificationKind), DropReason> {
         let malformed = |_| DropReason::Malformed;
-        frame
-            .verify_checksums()
-            .map_err(|_| DropReason::Malformed)?;
+        if self.config.check_integrity {
+            frame
+                .verify_checksums()
+                .map_err(|_| DropReason::Malformed)?;
+        }
         // (BTH DestQP or the QP addressed, what to do, the body's QP).
         let (qp, kind, body_qp) = match n {
             Notif::Rocev2 => {

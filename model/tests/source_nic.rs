@@ -231,6 +231,51 @@ fn lh_16_forged_and_malformed_notifications_change_nothing() {
 }
 
 #[test]
+fn lh_16_integrity_checks_can_be_switched_off_and_the_other_checks_stay() {
+    // A Rate Reduce whose ICRC no longer matches (parameter changed in place).
+    let mut bad = lh(GATEWAY, Action::RateReduce, 10);
+    let parameter_at = bad.len() - 4 - 12 + 3;
+    bad[parameter_at] = 40;
+    assert!(icrc::verify_frame(&bad).is_err());
+    let mut on = nic();
+    assert!(on.config().check_integrity, "on by default");
+    assert_eq!(
+        received(&mut on, &bad, 0),
+        Received::Dropped(DropReason::Malformed)
+    );
+    assert_eq!(rate(&mut on, 0), 100_000);
+    let mut c = config();
+    c.check_integrity = false;
+    let mut off = SourceNic::new(c).unwrap();
+    assert!(matches!(
+        received(&mut off, &bad, 0),
+        Received::Applied { .. }
+    ));
+    assert_eq!(rate(&mut off, 0), 60_000, "the changed 40 % was applied");
+    // The checks of the node, the QP pair and the QP still hold.
+    let mut forged = lh(STRANGER, Action::RateReduce, 10);
+    forged[parameter_at] = 40;
+    assert_eq!(
+        received(&mut off, &forged, US),
+        Received::Dropped(DropReason::UnknownNode)
+    );
+    // A notification too short for its body is still malformed.
+    let short = RoceFrameBuilder::ipv4(GATEWAY, SENDER)
+        .opcode(opcode::CNP)
+        .dest_qp(QP)
+        .payload_len(4)
+        .build();
+    let mut short = short;
+    short[14 + 20 + 8 + 4] |= 0x20; // the E bit
+    assert_eq!(
+        received(&mut off, &short, US),
+        Received::Dropped(DropReason::Malformed)
+    );
+    assert_eq!(off.counters().dropped_malformed, 1);
+    assert_eq!(off.counters().dropped_unknown_node, 1);
+}
+
+#[test]
 fn lh_16_legacy_cnp_and_data_pass_to_the_rnic() {
     let mut n = nic();
     let cnp = Cnp::new(QP)
