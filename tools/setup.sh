@@ -4,7 +4,8 @@
 #     from Debian's packages (when run as root;
 #     otherwise it names the packages to install and stops),
 #   - the Python packages of the test suite into a project-local .venv,
-#   - the cngw_sim Python extension module (testbench/py) into that .venv.
+#   - the cngw_sim Python extension module (testbench/py) into that .venv,
+#   - cargo-fuzz (the fuzzing targets of fuzz/, tools/fuzz.sh).
 # Safe to run again: it only installs what is missing (the extension module
 # is rebuilt incrementally by cargo, so it always matches the sources).
 set -euo pipefail
@@ -30,6 +31,11 @@ fi
 if ! command -v cargo >/dev/null 2>&1; then
     echo "setup: cargo not found; install Rust (rustup) first" >&2
     exit 1
+fi
+# cargo-fuzz for the short fuzzing run of tools/test.sh (tools/fuzz.sh).
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    echo "setup: installing cargo-fuzz 0.13.2 (cargo install)"
+    cargo install cargo-fuzz --version 0.13.2 --locked --quiet
 fi
 major=$(verilator --version | sed -E 's/^Verilator ([0-9]+).*/\1/')
 if [ "$major" -lt 5 ]; then

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of cngw: sets up what is missing, then the Rust suite
 # (unit, Verilator RTL-vs-model, CLI) and the Python-backed checks, then
-# the Python suite (pytest, cocotb-like harness over the cngw_sim module).
+# the Python suite (pytest, cocotb-like harness over the cngw_sim module),
+# then a short run of every fuzzing target of the packet-format crate
+# (tools/fuzz.sh, 10 s each; docs/security.md "Fuzzing" for the long run).
 # Real captures are used when CNGW_CAPTURES names their folder; tests that
 # need them say they are skipped otherwise.
 set -euo pipefail
@@ -13,3 +15,4 @@ if [ -z "${CNGW_CAPTURES:-}" ]; then
 fi
 cargo test --workspace --release --locked
 .venv/bin/python -m pytest testbench/python
+./tools/fuzz.sh 10

@@ -1,0 +1,5 @@
+#![no_main]
+//! See `cngw_packet_fuzz::parse_layers`.
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| cngw_packet_fuzz::parse_layers(data));
