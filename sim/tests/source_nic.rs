@@ -275,7 +275,7 @@ fn run(cfg: &SourceNicConfig, frames: &[(u64, Vec<u8>, bool)], opt: &Options) ->
             for &i in &opt.watch {
                 compare_qp(&mut u, &mut model, i, t, "watched");
             }
-            if opt.spot_every > 0 && now % opt.spot_every == 0 {
+            if now.checked_rem(opt.spot_every) == Some(0) {
                 let i = rng.gen_range(0..cfg.qps.len());
                 compare_qp(&mut u, &mut model, i, t, "spot check");
             }
@@ -977,10 +977,12 @@ fn run_tx(
     loop {
         let now = u.get_u64("now").unwrap();
         assert!(now < 2_000_000, "wedged");
-        if rx_applied == rx.len() && tf == tx.len() && departures.len() == tx.len() {
-            if !out.in_frame() {
-                break;
-            }
+        if rx_applied == rx.len()
+            && tf == tx.len()
+            && departures.len() == tx.len()
+            && !out.in_frame()
+        {
+            break;
         }
         // Offers first, then notifications: the model sees a frame offered
         // in the clock a notification is applied before it.
