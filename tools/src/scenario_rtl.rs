@@ -11,7 +11,7 @@
 //! the scenario is [`LOOP_START`] clocks after reset release, as for the
 //! model ([`cngw_model::scenario::node`]).
 
-use cngw_model::scenario::node::{CONFIG_CLOCK_IN_US, CONFIG_US, HEADER_AFTER_LAST_BEAT};
+use cngw_model::scenario::node::{beats, CONFIG_CLOCK_IN_US, CONFIG_US, HEADER_AFTER_LAST_BEAT};
 use cngw_model::scenario::{LoopGateway, LoopNotification, LOOP_START};
 use cngw_model::{InPort, OutPort};
 use cngw_regmap::{flow_status, offset};
@@ -38,9 +38,6 @@ const CSR_WRITE_CLOCKS: u64 = 3;
 
 /// Polls of `FLOW_STATUS` before an insert counts as lost.
 const FLOW_POLLS: u32 = 1_000;
-
-/// Bytes per beat of the 512-bit data path.
-const BEAT_BYTES: u64 = 64;
 
 /// The Verilated gateway in the loop.
 pub struct RtlLoop {
@@ -209,7 +206,7 @@ impl LoopGateway for RtlLoop {
         if first > offered {
             self.frames_queued += 1;
         }
-        let beats = (frame.len() as u64).div_ceil(BEAT_BYTES).max(1);
+        let beats = beats(frame.len());
         self.rx_free = first + beats;
         self.expected_headers
             .push_back(first + beats - 1 + HEADER_AFTER_LAST_BEAT);

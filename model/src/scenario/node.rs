@@ -128,7 +128,8 @@ impl<T: LoopGateway + ?Sized> LoopGateway for &mut T {
 /// Bytes per beat of the 512-bit data path.
 const BEAT_BYTES: u64 = 64;
 
-fn beats(len: usize) -> u64 {
+/// Beats a frame of `len` bytes takes on the 512-bit data path.
+pub fn beats(len: usize) -> u64 {
     (len as u64).div_ceil(BEAT_BYTES).max(1)
 }
 
