@@ -743,12 +743,13 @@ impl<'a> Sim<'a> {
         for n in gw.take_notifications() {
             self.sent_notes.push(n.clone());
             let ns = (n.clock * 1_000).div_ceil(self.clocks_per_us);
-            self.send_note(n.frame, ns);
+            self.send_note(n.frame, ns, self.notify_delay);
         }
     }
 
-    /// A notification toward the sender it names (if any), sent at `ns`.
-    fn send_note(&mut self, frame: Vec<u8>, ns: u64) {
+    /// A notification toward the sender it names (if any: its address and,
+    /// for RoCEv2, its QP), sent at `ns` and `delay` on its way.
+    fn send_note(&mut self, frame: Vec<u8>, ns: u64, delay: u64) {
         let p = classify(&frame);
         let dst = Ipv4Addr::new(p.dst_ip[12], p.dst_ip[13], p.dst_ip[14], p.dst_ip[15]);
         let target = self
@@ -760,7 +761,7 @@ impl<'a> Sim<'a> {
         self.summary.notifications += 1;
         self.notes.push(Some(frame));
         let note = self.notes.len() - 1;
-        self.at(sent + self.notify_delay, Ev::Notify { s, note });
+        self.at(sent + delay, Ev::Notify { s, note });
     }
 
     /// The congested node's notifications so far, sent on their way.
@@ -771,7 +772,7 @@ impl<'a> Sim<'a> {
         decided.extend(gw.take_rate_advice());
         for n in decided {
             let ns = self.model_ns(n.clock);
-            self.send_note(n.frame.data, ns);
+            self.send_note(n.frame.data, ns, self.notify_delay);
         }
     }
 
@@ -811,18 +812,8 @@ impl<'a> Sim<'a> {
             }
         }
         for n in cnps {
-            let p = classify(&n.frame.data);
-            let dst = Ipv4Addr::new(p.dst_ip[12], p.dst_ip[13], p.dst_ip[14], p.dst_ip[15]);
-            let target = self
-                .senders
-                .iter()
-                .position(|st| st.ip == dst && st.qp == p.dest_qp);
-            let Some(s) = target else { continue };
-            let sent = self.model_ns(n.clock).max(self.now);
-            self.summary.notifications += 1;
-            self.notes.push(Some(n.frame.data));
-            let note = self.notes.len() - 1;
-            self.at(sent + self.pe_delay, Ev::Notify { s, note });
+            let ns = self.model_ns(n.clock);
+            self.send_note(n.frame.data, ns, self.pe_delay);
         }
     }
 
