@@ -51,7 +51,7 @@ pub fn run(args: &ScenarioArgs) -> Result<()> {
         }
         .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
         bar.done();
-        if let (true, Some(n)) = (args.cross_check, node.as_ref()) {
+        if let (true, Some(n)) = (args.cross_check, node.as_mut()) {
             let check = cross_check(&scn, mode, &r, n)
                 .with_context(|| format!("{file}: cross-check of mode {mode}"))?;
             checks.push((mode, check));
@@ -144,7 +144,12 @@ pub struct CrossCheck {
 /// Runs `mode` again with the model timed as the RTL and compares it with
 /// the RTL's run `rtl`: the same notifications (bytes, clocks) and the
 /// same summary.
-fn cross_check(scn: &Scenario, mode: Mode, rtl: &RunResult, node: &RtlLoop) -> Result<CrossCheck> {
+fn cross_check(
+    scn: &Scenario,
+    mode: Mode,
+    rtl: &RunResult,
+    node: &mut RtlLoop,
+) -> Result<CrossCheck> {
     if node.header_mismatches > 0 {
         let (want, got) = node.first_mismatch.unwrap_or_default();
         bail!(
@@ -154,15 +159,24 @@ fn cross_check(scn: &Scenario, mode: Mode, rtl: &RunResult, node: &RtlLoop) -> R
             node.frames
         );
     }
-    let model = run_with(
-        scn,
-        mode,
-        Box::new(ModelLoop::timed_as_rtl()),
-        &mut |_, _| {},
-    )
-    .map_err(|e| anyhow::anyhow!(e))?;
+    let mut model_node = ModelLoop::timed_as_rtl();
+    let model = run_with(scn, mode, Box::new(&mut model_node), &mut |_, _| {})
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let counters = counter_differences(scn, node, &mut model_node)?;
     if let Some(d) = first_difference(&rtl.notifications, &model.notifications) {
-        bail!("{d}");
+        if counters.is_empty() {
+            bail!("{d}");
+        }
+        bail!(
+            "{d}\n  counters at the end (RTL, model): {}",
+            counters.join(", ")
+        );
+    }
+    if !counters.is_empty() {
+        bail!(
+            "the same notifications, different counters at the end (RTL, model): {}",
+            counters.join(", ")
+        );
     }
     if rtl.summary != model.summary {
         bail!(
@@ -176,6 +190,46 @@ fn cross_check(scn: &Scenario, mode: Mode, rtl: &RunResult, node: &RtlLoop) -> R
         frames: node.frames,
         frames_queued: node.frames_queued,
     })
+}
+
+/// Clocks both gateways run past the scenario's end, with no input, before
+/// their counters are compared: every frame in flight is through.
+const CROSS_CHECK_DRAIN_CLOCKS: u64 = 20_000;
+
+/// Runs both gateways past the scenario's end and lists every counter and
+/// status register (`volatile` in the register map) whose values differ,
+/// as `NAME rtl/model`; gauges that move with time alone (the scoreboard's
+/// `MOVING_GAUGES`: the model computes them only where a test asks) are left out.
+fn counter_differences(
+    scn: &Scenario,
+    rtl: &mut RtlLoop,
+    model: &mut ModelLoop,
+) -> Result<Vec<String>> {
+    use cngw_model::scenario::LoopGateway;
+    let per_us = u64::from(
+        rtl.read_register(cngw_regmap::offset::CLOCKS_PER_US)
+            .map_err(|e| anyhow::anyhow!(e))?,
+    );
+    let end = (scn.duration_ms * 1_000.0 * per_us as f64).ceil() as u64 + CROSS_CHECK_DRAIN_CLOCKS;
+    rtl.advance_to(end);
+    model.advance_to(end);
+    let mut out = Vec::new();
+    let moving = cngw_testbench::scoreboard::MOVING_GAUGES;
+    for r in cngw_regmap::REGISTERS
+        .iter()
+        .filter(|r| r.volatile && !moving.contains(&r.offset))
+    {
+        let a = rtl
+            .read_register(r.offset)
+            .map_err(|e| anyhow::anyhow!(e))?;
+        let b = model
+            .read_register(r.offset)
+            .map_err(|e| anyhow::anyhow!(e))?;
+        if a != b {
+            out.push(format!("{} {a}/{b}", r.name));
+        }
+    }
+    Ok(out)
 }
 
 /// Progress on stderr: a bar redrawn in place on a terminal, else a line

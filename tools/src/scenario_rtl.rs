@@ -224,39 +224,79 @@ impl LoopGateway for RtlLoop {
     }
 }
 
+/// One line about a notification: clock, length, destination, DestQP and,
+/// for a Long-haul CNP, its action, parameter and level.
+pub fn describe(n: &LoopNotification) -> String {
+    use cngw_packet::bth::opcode;
+    use cngw_packet::frame::Frame;
+    use cngw_packet::longhaul::LonghaulBody;
+    let mut s = format!("clock {} {} B", n.clock, n.frame.len());
+    let Ok(f) = Frame::parse(&n.frame) else {
+        return s + " (does not parse)";
+    };
+    s += &format!(" to {}", f.ip.header.dst());
+    if let Ok(r) = f.roce() {
+        s += &format!(" QP {:#x}", r.bth.dest_qp);
+        match (r.bth.opcode, r.bth.e_bit) {
+            (opcode::CNP, true) => match LonghaulBody::parse(&r.payload) {
+                Ok(b) => {
+                    s += &format!(
+                        " Long-haul {:?} {} level {}",
+                        b.action, b.parameter, b.congestion_level
+                    )
+                }
+                Err(_) => s += " Long-haul (short body)",
+            },
+            (opcode::CNP, false) => s += " CNP",
+            (op, _) => s += &format!(" opcode {op:#04x}"),
+        }
+    } else if f.icmpv6().is_some() {
+        s += " ICMPv6";
+    }
+    s
+}
+
 /// The first difference between two runs' notifications (RTL first), or
-/// `None` when they are the same frames in the same clocks.
+/// `None` when they are the same frames in the same clocks. The message
+/// lists the notifications around it from both runs ([`describe`]).
 pub fn first_difference(rtl: &[LoopNotification], model: &[LoopNotification]) -> Option<String> {
-    for (i, (a, b)) in rtl.iter().zip(model).enumerate() {
-        if a.frame != b.frame {
-            let at = a.frame.iter().zip(&b.frame).position(|(x, y)| x != y);
-            return Some(match at {
+    let first = rtl
+        .iter()
+        .zip(model)
+        .position(|(a, b)| a != b)
+        .or_else(|| (rtl.len() != model.len()).then(|| rtl.len().min(model.len())))?;
+    let mut msg = match (rtl.get(first), model.get(first)) {
+        (Some(a), Some(b)) if a.frame != b.frame => {
+            match a.frame.iter().zip(&b.frame).position(|(x, y)| x != y) {
                 Some(k) => format!(
-                    "notification {i}: byte {k} is {:#04x} in the RTL, {:#04x} in the model (clocks {} and {})",
+                    "notification {first}: byte {k} is {:#04x} in the RTL, {:#04x} in the model (clocks {} and {})",
                     a.frame[k], b.frame[k], a.clock, b.clock
                 ),
                 None => format!(
-                    "notification {i}: {} bytes in the RTL, {} in the model",
+                    "notification {first}: {} bytes in the RTL, {} in the model",
                     a.frame.len(),
                     b.frame.len()
                 ),
-            });
+            }
         }
-        if a.clock != b.clock {
-            return Some(format!(
-                "notification {i}: leaves dc_tx in clock {} in the RTL, {} in the model",
-                a.clock, b.clock
-            ));
-        }
-    }
-    if rtl.len() != model.len() {
-        return Some(format!(
+        (Some(a), Some(b)) => format!(
+            "notification {first}: leaves dc_tx in clock {} in the RTL, {} in the model",
+            a.clock, b.clock
+        ),
+        _ => format!(
             "the RTL sent {} notifications, the model {}",
             rtl.len(),
             model.len()
-        ));
+        ),
+    };
+    let from = first.saturating_sub(3);
+    for (name, run) in [("RTL", rtl), ("model", model)] {
+        msg += &format!("\n  {name}:");
+        for (i, n) in run.iter().enumerate().skip(from).take(first + 3 - from) {
+            msg += &format!("\n    {i}: {}", describe(n));
+        }
     }
-    None
+    Some(msg)
 }
 
 #[cfg(test)]
@@ -284,5 +324,48 @@ mod tests {
         assert!(d.contains("clock 10 in the RTL, 11"), "{d}");
         let d = first_difference(&a, &a[..1]).unwrap();
         assert!(d.contains("sent 2 notifications, the model 1"), "{d}");
+        // Both runs are listed around the difference.
+        let (rtl, model) = d.split_once("\n  model:").expect("both runs listed");
+        assert!(
+            rtl.ends_with("\n  RTL:\n    0: clock 10 3 B (does not parse)\n    1: clock 20 2 B (does not parse)"),
+            "{d}"
+        );
+        assert_eq!(model, "\n    0: clock 10 3 B (does not parse)", "{d}");
+    }
+
+    #[test]
+    fn scn_cross_check_describes_each_kind_of_notification() {
+        use cngw_packet::bth::opcode;
+        use cngw_packet::envelope::Envelope;
+        use cngw_packet::longhaul::{Action, LonghaulBody, LonghaulCnp};
+        use cngw_packet::longhaul_rocev2::LonghaulRocev2;
+        use cngw_packet::roce::RoceFrameBuilder;
+        use std::net::Ipv4Addr;
+        let (gw, sender) = (Ipv4Addr::new(10, 0, 9, 1), Ipv4Addr::new(10, 0, 0, 1));
+        let cnp = RoceFrameBuilder::ipv4(gw, sender)
+            .opcode(opcode::CNP)
+            .dest_qp(0x64)
+            .payload(vec![0; 16])
+            .build();
+        assert_eq!(
+            describe(&note(5, &cnp)),
+            "clock 5 74 B to 10.0.0.1 QP 0x64 CNP"
+        );
+        let body = LonghaulBody {
+            congestion_level: 180,
+            action: Action::RateReduce,
+            parameter: 30,
+            source_qp: 0x64,
+            metric_type: 1,
+            metric_value: 7,
+        };
+        let lh = LonghaulRocev2::new(0x64, LonghaulCnp::new(body))
+            .to_frame(&Envelope::ipv4(gw, sender))
+            .to_bytes();
+        let d = describe(&note(6, &lh));
+        assert!(
+            d.ends_with("to 10.0.0.1 QP 0x64 Long-haul RateReduce 30 level 180"),
+            "{d}"
+        );
     }
 }

@@ -356,8 +356,7 @@ fn scn_rtl_in_the_loop_sends_the_models_notifications() {
     ]);
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "{stdout}\n{stderr}");
-    {
-        let mode = "longhaul";
+    for mode in ["longhaul", "smartnic", "near_source"] {
         let entry = stdout
             .lines()
             .find(|l| l.contains(&format!("\"mode\": \"{mode}\"")))

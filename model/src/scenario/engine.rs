@@ -757,11 +757,14 @@ impl<'a> Sim<'a> {
             .iter()
             .position(|st| st.ip == dst && (p.class != FrameClass::Roce || st.qp == p.dest_qp));
         let Some(s) = target else { return };
-        let sent = ns.max(self.now);
+        // It arrives `delay` after it left, whenever the engine learns of
+        // it: the RTL's frame is taken once its last beat is out, a clock
+        // or two after `ns` (never in the past of the engine, though).
+        let arrives = (ns + delay).max(self.now);
         self.summary.notifications += 1;
         self.notes.push(Some(frame));
         let note = self.notes.len() - 1;
-        self.at(sent + delay, Ev::Notify { s, note });
+        self.at(arrives, Ev::Notify { s, note });
     }
 
     /// The congested node's notifications so far, sent on their way.
@@ -786,10 +789,10 @@ impl<'a> Sim<'a> {
         let mut sent = gw.take_fast_cnps();
         sent.extend(gw.take_proxy_messages());
         for n in sent {
-            let sent = self.model_ns(n.clock).max(self.now);
+            let arrives = (self.model_ns(n.clock) + self.fcn_delay).max(self.now);
             self.notes.push(Some(n.frame.data));
             let note = self.notes.len() - 1;
-            self.at(sent + self.fcn_delay, Ev::FastCnp { note });
+            self.at(arrives, Ev::FastCnp { note });
         }
     }
 
