@@ -463,7 +463,6 @@ fn lh_01_full_flow_table_counts_new_flows_and_keeps_existing_ones_working() {
         matches!(err, DeviceError::Flow(FlowError::InsertFailed { key }) if key == refused),
         "{err}"
     );
-    drop(dev);
     assert_eq!(read(&mut b, offset::FLOW_INSERT_FAILURES), failures + 1);
 
     // A second pass of the flows that did not fit: they fail again, every
@@ -546,7 +545,6 @@ fn lh_01_aging_reclaims_entries_after_a_flood() {
     assert_eq!(table.lookup(&f.keys[0]).unwrap(), None, "aged out");
     // The host adds the flow it could not add before.
     assert!(!table.insert_static(&refused, 0x4321).unwrap());
-    drop(dev);
     let failures_before = read(&mut b, offset::FLOW_INSERT_FAILURES);
 
     // New flows are inserted again: the ones that did not fit, now.
@@ -822,7 +820,6 @@ fn lh_01_host_table_writes_are_atomic_while_traffic_runs() {
         }
     }
     let writes = dev.bus().writes;
-    drop(dev);
     let ops_clocks = b.cycle();
     b.run_until_drained(1_000_000, 64).unwrap();
 
@@ -957,7 +954,6 @@ fn lh_01_a_command_timing_out_under_a_lookup_flood_keeps_its_key() {
         assert_eq!(dev.bus().writes, writes, "nothing written");
     }
     let pending_at = dev.bus().bench.cycle();
-    drop(dev);
     b.run_until_drained(100_000, 64).unwrap();
     assert!(
         b.cycle() - pending_at > 100,
@@ -975,7 +971,6 @@ fn lh_01_a_command_timing_out_under_a_lookup_flood_keeps_its_key() {
         "the insert ran on its whole key"
     );
     assert_eq!(table.lookup(&other).unwrap(), None);
-    drop(dev);
     assert_eq!(b.take_frames(OutPort::WanTx, usize::MAX).len(), flood.len());
 
     // Without the driver's idle check: the key registers are sampled when
