@@ -1,9 +1,10 @@
 //! Tables under pressure (issue 9, item 4), in the RTL: a flow table
 //! filled by traffic counts the flows that do not fit and keeps the ones it
 //! holds working (LH-01); aging gives the room back after a flood and,
-//! running during one, keeps room for new flows; host
-//! writes of static entries are atomic while traffic of the same flows
-//! runs; the 8-slot Long-haul tracker turns away a ninth flow (LH-06).
+//! running during one, keeps room for new flows; host writes of static
+//! entries are atomic while traffic of the same flows runs; the 8-slot
+//! Long-haul tracker turns away a ninth flow (LH-06), also against the
+//! reference model, which has the tracker.
 //!
 //! The reference model has no table capacity, so which flows fit is
 //! predicted here by [`Placement`], the placement rule of
@@ -11,7 +12,8 @@
 //! `gateway_candidates`, lowest free way, then the 8-slot stash) written
 //! again in a few lines; the RTL's counters, CSR look-ups and
 //! notifications are asserted against it and against what the host wrote.
-//! Every notification goes through scapy (`CNGW_PYTHON`).
+//! The flow-table tests' notifications also go through scapy
+//! (`CNGW_PYTHON`): ICRC, checksums, destination and DestQP.
 
 use cngw_driver::bus::BusError;
 use cngw_driver::flows::key_writes;
@@ -26,7 +28,9 @@ use cngw_packet::scapy::{assert_checksums_ok, dissect, get};
 use cngw_packet::RoceFrameBuilder;
 use cngw_regmap::{feature, flow_command, flow_status, lh_option, offset};
 use cngw_sim::Gateway;
-use cngw_testbench::{Bench, OutputFrame, Pause};
+use cngw_testbench::scheduled::{check_scheduled, DepthStep, Schedule};
+use cngw_testbench::setup::{both, insert_static_flow};
+use cngw_testbench::{Bench, OutputFrame, Pause, StreamOptions};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -155,12 +159,16 @@ fn two_beat_frame(key: &FlowKey, psn: u32) -> Vec<u8> {
 
 /// A notification: (sender it went to, BTH DestQP, body Source QP, action).
 fn notice(f: &OutputFrame) -> (Ipv4Addr, u32, u32, Action) {
-    let parsed = Frame::parse(&f.data).unwrap();
+    notice_in(&f.data)
+}
+
+fn notice_in(data: &[u8]) -> (Ipv4Addr, u32, u32, Action) {
+    let parsed = Frame::parse(data).unwrap();
     let IpAddr::V4(to) = parsed.ip.header.dst() else {
         panic!("an IPv4 sender")
     };
     assert_eq!(parsed.ip.header.src(), IpAddr::V4(GATEWAY));
-    assert_eq!(&f.data[6..12], &GW_MAC[..]);
+    assert_eq!(&data[6..12], &GW_MAC[..]);
     let lh = LonghaulRocev2::from_frame(&parsed).unwrap();
     (to, lh.dest_qp, lh.cnp.body.source_qp, lh.cnp.body.action)
 }
@@ -1066,4 +1074,91 @@ fn lh_06_eight_notified_flows_hold_the_tracker_and_a_ninth_gets_no_cnp() {
     assert_eq!(notes, told(&[8], Action::RateReduce), "a slot is free");
     assert_eq!(read(&mut b, offset::LH_CNP_TRACKER_FULL), 3);
     assert_eq!(read(&mut b, offset::LH_CNP_SENT), 8 * 4 + 1);
+}
+
+/// LH-06, the same limit against the reference model (the model applies:
+/// static flows, the Long-haul controller and its tracker): nine static
+/// flows, eight told first, the ninth's packets in four rounds between
+/// theirs, the queue below K_min for RTT_est, then congested again; with
+/// random idle clocks on dc_rx and backpressure on both outputs the RTL
+/// equals the model frame for frame and counter for counter, the ninth
+/// flow is turned away four times (`LH_CNP_TRACKER_FULL`) and told only
+/// after the eight Resumes.
+#[test]
+fn lh_06_tracker_exhaustion_matches_the_model_with_idle_and_backpressure() {
+    for seed in [1u64, 2] {
+        let mut gw = Gateway::new();
+        let mut m = cngw_model::GatewayModel::new();
+        m.set_reset_clock(gw.reset_released_at());
+        for (off, v) in [
+            (offset::PORT0_K_MAX_BYTES, K_MAX),
+            (offset::PORT0_K_MIN_BYTES, K_MIN),
+            (offset::PORT0_RTT_EST_US, 20),
+            (offset::PORT0_FLOW_INTERVAL_US, 1),
+            (offset::LH_BUCKET_REFILL_CLOCKS, 1),
+            (offset::LH_OPTIONS, lh_option::IPV4_LONGHAUL),
+            (offset::GW_IPV4, u32::from(GATEWAY)),
+            (offset::GW_MAC_HI, 0x02C0),
+            (offset::GW_MAC_LO, 0x6E00_0001),
+        ] {
+            both(&mut gw, &mut m, off, v);
+        }
+        let key = |i: u32| FlowKey::ipv4([10, 7, 0, 1 + i as u8], [10, 8, 0, 1], 0x400 + i);
+        for i in 0..9 {
+            insert_static_flow(&mut gw, &mut m, &key(i), 0x5000 + i);
+        }
+        both(&mut gw, &mut m, offset::FEATURE_ENABLE, feature::LH_CNP);
+        let frame = |i: u32, psn: u32| cngw_model::Frame::new(small_frame(&key(i), psn));
+        let mut frames = Vec::new();
+        for i in 0..8 {
+            frames.push((100 * i as u64, frame(i, 0)));
+        }
+        for round in 0..4u64 {
+            let at = 2_000 + 2_000 * round;
+            frames.push((at, frame(8, round as u32)));
+            for i in 0..8 {
+                frames.push((at + 500 + 100 * i as u64, frame(i, 1 + round as u32)));
+            }
+        }
+        frames.push((30_000, frame(8, 9)));
+        let schedule = Schedule {
+            inputs: vec![(InPort::DcRx, frames)],
+            depth_steps: vec![
+                DepthStep {
+                    cycle: 0,
+                    bytes: CONGESTED,
+                },
+                DepthStep {
+                    cycle: 12_000,
+                    bytes: K_MIN / 2,
+                },
+                DepthStep {
+                    cycle: 29_000,
+                    bytes: CONGESTED,
+                },
+            ],
+            end_cycle: None,
+        };
+        let run = check_scheduled(
+            &mut gw,
+            &mut m,
+            &schedule,
+            StreamOptions::random(0.2, 0.2, seed),
+        )
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let told: Vec<(Ipv4Addr, Action)> = run.capture.outputs[&OutPort::DcTx]
+            .iter()
+            .map(|f| {
+                let (to, _, _, action) = notice_in(&f.data);
+                (to, action)
+            })
+            .collect();
+        let ninth = v4(&key(8)).0;
+        let resumes = told.iter().filter(|t| t.1 == Action::Resume).count();
+        assert_eq!(resumes, 8, "seed {seed}: {told:?}");
+        let first_ninth = told.iter().position(|t| t.0 == ninth).unwrap();
+        assert_eq!(first_ninth, told.len() - 1, "seed {seed}: {told:?}");
+        assert_eq!(m.read_register(offset::LH_CNP_TRACKER_FULL), Some(4));
+        assert_eq!(m.read_register(offset::LH_CNP_SENT), Some(8 * 5 + 1));
+    }
 }
