@@ -655,6 +655,151 @@ fn lh_16_forged_notifications_change_nothing_and_are_counted() {
     );
 }
 
+/// BTH byte 4 (FECN, BECN, the E bit and the other reserved bits) of an
+/// untagged IPv4 RoCEv2 frame.
+const BTH_FLAGS_V4: usize = 14 + 20 + 8 + 4;
+
+/// Every QP's state after every clock: the line rate, never paused.
+fn assert_untouched(r: &Run, c: &SourceNicConfig) {
+    let mut m = r.model.clone();
+    for q in &c.qps {
+        assert_eq!(m.rate_mbps(q.local_qp, r.end * NS), Some(c.line_rate_mbps));
+        assert_eq!(m.paused(q.local_qp, r.end * NS), Some(false));
+    }
+}
+
+#[test]
+fn lh_16_forged_rate_advice_from_an_unknown_node_changes_nothing() {
+    let c = config();
+    let stranger6 = Ipv6Addr::new(0xfd00, 9, 0, 0, 0, 0, 0, 66);
+    let mut frames = Vec::new();
+    for (i, mbps) in [1u32, 100, 0, 50_000, u32::MAX].into_iter().enumerate() {
+        frames.push(advice(STRANGER, mbps));
+        // The same advice from the other stranger, over IPv6, to every QP.
+        let qp = c.qps[i % c.qps.len()].local_qp;
+        frames.push(
+            RateAdviceMessage::new(qp, RateAdvice::new(mbps, REMOTE_QP, 0))
+                .to_frame(&Envelope::ipv6(stranger6, SENDER6))
+                .to_bytes(),
+        );
+    }
+    // Every QP compared with the model after every clock.
+    let opt = Options {
+        watch: (0..c.qps.len()).collect(),
+        tail: 200,
+        ..Options::plain()
+    };
+    let r = run(&c, &spaced(3, frames), &opt);
+    assert!(r.notes.iter().all(|n| n.reason == 2), "unknown node");
+    assert_eq!(r.notes.len(), 10);
+    assert!(r.out.is_empty(), "none reaches the RNIC");
+    assert_eq!(
+        (r.counters.dropped_unknown_node, r.counters.applied),
+        (10, 0)
+    );
+    assert_untouched(&r, &c);
+}
+
+#[test]
+fn lh_16_e_bit_set_on_a_standard_cnp_is_dropped_and_cleared_on_a_longhaul_cnp_reaches_the_rnic() {
+    let c = config();
+    // A standard CNP with E set, from a configured node and from a
+    // stranger: its 16 reserved bytes are no Long-haul body with a valid
+    // extension header, so it is dropped as malformed (the ICRC, which
+    // does not cover E, would still verify) and never reaches the RNIC.
+    let mut cnp_e = Cnp::new(QP)
+        .to_frame(&Envelope::ipv4(GATEWAY, SENDER))
+        .to_bytes();
+    assert_eq!(cnp_e[BTH_FLAGS_V4] & 0x20, 0);
+    cnp_e[BTH_FLAGS_V4] |= 0x20;
+    let mut stranger_e = Cnp::new(QP)
+        .to_frame(&Envelope::ipv4(STRANGER, SENDER))
+        .to_bytes();
+    stranger_e[BTH_FLAGS_V4] |= 0x20;
+    // A Long-haul CNP (Rate Reduce 50 %) with E cleared: a standard CNP
+    // to the RNIC, byte for byte; the block applies nothing.
+    let mut lh_cleared = lh(GATEWAY, Action::RateReduce, 50);
+    assert_eq!(lh_cleared[BTH_FLAGS_V4] & 0x20, 0x20);
+    lh_cleared[BTH_FLAGS_V4] &= !0x20;
+    let opt = Options {
+        watch: (0..c.qps.len()).collect(),
+        ..Options::plain()
+    };
+    let frames = spaced(3, vec![cnp_e, stranger_e, lh_cleared.clone()]);
+    let r = run(&c, &frames, &opt);
+    let reasons: Vec<u64> = r.notes.iter().map(|n| n.reason).collect();
+    assert_eq!(reasons, vec![1, 1], "both dropped as malformed");
+    assert_eq!(r.out, vec![(lh_cleared, false)]);
+    assert_eq!(
+        (
+            r.counters.dropped_malformed,
+            r.counters.legacy_cnps,
+            r.counters.applied
+        ),
+        (2, 1, 0)
+    );
+    assert_untouched(&r, &c);
+}
+
+#[test]
+fn lh_16_forged_resume_flood_is_capped() {
+    let c = config();
+    let mut rng = StdRng::seed_from_u64(93);
+    // A 90 % cut, then a flood of Resumes with random parameters from the
+    // configured node (forged or not, the block cannot tell), a second cut
+    // in the middle, and Resumes from a stranger among them.
+    let mut frames = vec![lh(GATEWAY, Action::RateReduce, 90)];
+    for i in 0..40 {
+        if i == 20 {
+            frames.push(lh(GATEWAY, Action::RateReduce, 60));
+        }
+        let from = if rng.gen_bool(0.2) { STRANGER } else { GATEWAY };
+        frames.push(lh(from, Action::Resume, rng.gen_range(0..=300)));
+    }
+    // The whole flood within the recovery time (no additive increase in
+    // between: every change is a notification's).
+    let opt = Options {
+        watch: vec![1],
+        ..Options::plain()
+    };
+    let r = run(&c, &spaced(2, frames.clone()), &opt);
+    assert!(r.notes.last().unwrap().clock - r.notes[0].clock < clocks(c.recovery_interval_ns));
+    assert_eq!(r.notes.len(), frames.len());
+    let (mut rate, mut before_cut) = (c.line_rate_mbps, c.line_rate_mbps);
+    let mut capped = 0;
+    for (n, f) in r.notes.iter().zip(&frames) {
+        let m = LonghaulRocev2::from_frame(&cngw_packet::frame::Frame::parse(f).unwrap()).unwrap();
+        match m.cnp.body.action {
+            Action::RateReduce => {
+                assert_eq!(n.reason, 0);
+                before_cut = rate;
+                assert!(n.after.rate < rate);
+            }
+            // A stranger's Resume is dropped (the QP equal to the model's
+            // after every clock, and the next step below starts from the
+            // rate before it).
+            _ if f[26..30] == STRANGER.octets() => assert_eq!(n.reason, 2),
+            _ => {
+                assert_eq!(n.reason, 0);
+                let gain = n.after.rate - rate;
+                assert!(gain <= c.resume_cap_mbps, "a Resume gained {gain} Mb/s");
+                assert!(
+                    n.after.rate <= before_cut,
+                    "above the rate before the last cut"
+                );
+                capped += u64::from(gain == c.resume_cap_mbps);
+            }
+        }
+        if n.reason == 0 {
+            rate = n.after.rate;
+        }
+    }
+    // The flood got back to the rate before the last cut, no further.
+    assert_eq!(rate, before_cut);
+    assert!(capped > 0 && r.counters.resumes_capped > 0);
+    assert!(r.counters.dropped_unknown_node > 0);
+}
+
 #[test]
 fn lh_16_legacy_cnp_and_data_pass_to_the_rnic_byte_for_byte() {
     let cnp = Cnp::new(QP)
