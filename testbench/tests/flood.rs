@@ -105,15 +105,15 @@ fn data_frame(i: usize, rng: &mut StdRng) -> Vec<u8> {
 /// `[t_i, t_j]` of the sorted `times` widened by `slack` clocks (0 when the
 /// bound holds everywhere).
 fn bucket_excess(times: &[u64], depth: u64, refill: u64, slack: u64) -> i64 {
-    let mut worst = i64::MIN;
-    for i in 0..times.len() {
-        for j in i..times.len() {
+    let mut worst = 0i64;
+    for (i, &first) in times.iter().enumerate() {
+        for (j, &last) in times.iter().enumerate().skip(i) {
             let n = (j - i + 1) as i64;
-            let allowed = depth + (times[j] - times[i] + slack) / refill;
+            let allowed = depth + (last - first + slack) / refill;
             worst = worst.max(n - allowed as i64);
         }
     }
-    worst.max(0)
+    worst
 }
 
 #[test]
@@ -164,7 +164,7 @@ fn lh_08_ten_thousand_congested_flows_stay_within_the_configured_rates() {
     for (round, active) in order.chunks(FLOWS / ROUNDS).enumerate() {
         let mut sends: Vec<usize> = active
             .iter()
-            .flat_map(|&i| std::iter::repeat(i).take(rng.gen_range(1..=4)))
+            .flat_map(|&i| (0..rng.gen_range(1..=4)).map(move |_| i))
             .collect();
         sends.shuffle(&mut rng);
 
@@ -536,7 +536,8 @@ fn only_learned_seed(seed: u64, options: u32, idle: f64, backpressure: f64) -> [
     }
 
     let cn_keys: Vec<FlowKey> = conns.iter().skip(1).step_by(2).map(Conn::key).collect();
-    let (mut dc, mut wan): (Vec<(u64, Frame)>, Vec<(u64, Frame)>) = (Vec::new(), Vec::new());
+    let mut dc: Vec<(u64, Frame)> = Vec::new();
+    let mut wan: Vec<(u64, Frame)> = Vec::new();
     let mut at = 0u64;
     let mut cm_sent = [false; 2];
     for _ in 0..1_500 {
@@ -721,7 +722,7 @@ fn only_learned_seed(seed: u64, options: u32, idle: f64, backpressure: f64) -> [
     let mut to_learned = 0;
     let mut made = Vec::new();
     for port in [OutPort::DcTx, OutPort::WanTx] {
-        for f in run.capture.outputs.get(&port).map_or(&[][..], |v| v) {
+        for f in run.capture.outputs.get(&port).into_iter().flatten() {
             if f.data.get(6..12) != Some(&GW_MAC[..]) || sent_in.contains(&f.data) {
                 continue;
             }
@@ -791,8 +792,8 @@ fn lh_01_notifications_never_target_an_address_the_gateway_did_not_learn() {
         (2, lh_option::IPV4_LONGHAUL | lh_option::IPV6_LONGHAUL, 0.4),
     ] {
         let c = only_learned_seed(seed, options, p, p);
-        for i in 0..4 {
-            total[i] += c[i];
+        for (t, n) in total.iter_mut().zip(c) {
+            *t += n;
         }
     }
     assert!(
