@@ -415,9 +415,28 @@ impl LonghaulModel {
         let base_us = self.last_high.map(|c| now_us(c, regs)).unwrap_or(0);
         // First clock with now_us >= base_us + rtt.
         let due = (base_us as u64 + rtt as u64) * p;
+        // A flow is released no earlier than the per-flow interval (LH-08)
+        // after its last notification: the first clock whose microsecond
+        // is `interval` past it.
+        let interval = match regs.reg(offset::PORT0_FLOW_INTERVAL_US) {
+            0 => rtt,
+            v => v,
+        };
+        let ready = |t: &Tracked| (t.time_us as u64 + interval as u64) * p;
         let mut k = self.now.max(due);
-        while k < end && self.tracker.iter().any(|t| t.is_some()) {
-            let slot = self.tracker.iter().position(|t| t.is_some()).unwrap();
+        while k < end {
+            let Some(first) = self.tracker.iter().flatten().map(ready).min() else {
+                break;
+            };
+            if first > k {
+                k = first;
+                continue;
+            }
+            let slot = self
+                .tracker
+                .iter()
+                .position(|t| t.as_ref().is_some_and(|t| ready(t) <= k))
+                .unwrap();
             if self.tracker[slot].as_ref().unwrap().format == NotifyFormat::Cnp {
                 // A standard CNP cannot say Resume: the flow leaves the
                 // tracker without a frame or a token, one per clock.

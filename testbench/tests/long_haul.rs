@@ -291,6 +291,44 @@ fn lh_05_queue_growth_above_v_growth_triggers_below_k_max() {
     assert!(notes.is_empty(), "no growth, below K_max: no CNP");
 }
 
+/// LH-08 below K_min: the growth trigger (LH-05) tells a flow while the
+/// queue is under K_min and the Resume rule (LH-09) is already due. The
+/// flow stays tracked for its interval: its next packets are suppressed,
+/// and its Resume comes one interval after its CNP, not in the next clock
+/// (which let every packet be told again; docs/security.md section 4).
+#[test]
+fn lh_08_interval_holds_below_k_min_after_a_growth_trigger() {
+    let mut b = example_gateway();
+    write(&mut b, offset::PORT0_RTT_EST_US, 200);
+    write(&mut b, offset::PORT0_V_GROWTH_BYTES, 1_000_000);
+    // 1 MB for 300 us: under K_min (62.5 MB) for longer than RTT_est.
+    set_queue(&mut b, 1_000_000);
+    b.run(300 * CLOCKS_PER_US, 0);
+    // 5 MB: still under K_min; the next sample sees 4 MB of growth.
+    set_queue(&mut b, 5_000_000);
+    b.run(100 * CLOCKS_PER_US, 0);
+    assert_eq!(b.csr_read(offset::PORT0_QUEUE_GROWTH_BYTES), Ok(4_000_000));
+    let (ecn, notes) = send(&mut b, 10);
+    assert_eq!(ecn, vec![Ecn::Ect0 as u8; 10], "under K_min: no marking");
+    assert_eq!(notes.len(), 1, "one CNP, no Resume and no second CNP");
+    let cnp = longhaul(&notes[0]);
+    assert_eq!(cnp.cnp.body.action, Action::RateReduce);
+    assert_eq!(b.csr_read(offset::LH_CNP_SENT), Ok(1));
+    assert_eq!(b.csr_read(offset::LH_CNP_SUPPRESSED), Ok(9));
+    assert_eq!(b.csr_read(offset::LH_RESUME_SENT), Ok(0));
+    // The Resume: one interval (RTT_est, 200 us) after the CNP.
+    b.run(250 * CLOCKS_PER_US, event::frame(OutPort::DcTx));
+    let resumes = b.take_frames(OutPort::DcTx, usize::MAX);
+    assert_eq!(resumes.len(), 1, "one Resume");
+    assert_eq!(longhaul(&resumes[0]).cnp.body.action, Action::Resume);
+    let after_us = (resumes[0].start_cycle - notes[0].start_cycle) / CLOCKS_PER_US;
+    assert!(
+        (199..=201).contains(&after_us),
+        "Resume {after_us} us after the CNP"
+    );
+    assert_eq!(b.csr_read(offset::LH_RESUME_SENT), Ok(1));
+}
+
 #[test]
 fn lh_10_escalation_when_congestion_keeps_worsening() {
     let mut b = example_gateway();

@@ -8,7 +8,7 @@
 //!     v
 //!  [ congested? QD > K_max ]--[ tracker: 8 notified flows, by table location ]--[ token bucket ]--> job FIFO (8) --> job_*
 //!  [ row: severity table by QD, escalated when QD grew since the flow's last CNP ]
-//!  [ Resume: QD < K_min for RTT_est -> one Resume per tracked flow, lowest slot first ]
+//!  [ Resume: QD < K_min for RTT_est -> one Resume per tracked flow told >= interval ago, lowest slot first ]
 //! ```
 //! Rules, in the order they are applied to each `res_valid` (one packet per
 //! clock at most), while `enable` is set and the queue is congested (`qd >
@@ -36,7 +36,11 @@
 //! Resume (LH-09): once `qd < k_min` has held for `rtt_us` (measured from
 //! the last clock with `qd >= k_min`), each clock with no packet decision,
 //! a token and room in the FIFO sends a Resume (`resume_action`) to the
-//! lowest tracked flow and frees its slot. Only tracked flows — those told
+//! lowest tracked flow whose last notification is at least `interval_us`
+//! old, and frees its slot. (The per-flow interval, LH-08, so holds below
+//! K_min too: a flow told by the growth or marking-rate trigger while the
+//! queue is under K_min stays tracked, and its packets suppressed, for the
+//! interval before its Resume; docs/decisions.md.) Only tracked flows — those told
 //! to slow down — get one, in the format of their last notification; a
 //! flow told with a standard CNP, which cannot say Resume (another would
 //! cut its rate again), leaves the tracker on such a clock without a frame,
@@ -321,7 +325,10 @@ impl Logic for LhController {
                     self.free.next = true;
                     self.free_slot.next = self.slot_number[i].val();
                 }
-                if !self.tracked.val() & self.trk_valid[i].q.val() {
+                if !self.tracked.val()
+                    & self.trk_valid[i].q.val()
+                    & ((self.now_us.val() - self.trk_time[i].q.val()) >= self.interval_us.val())
+                {
                     self.tracked.next = true;
                     self.tracked_slot.next = self.slot_number[i].val();
                     self.resume_ip.next = self.trk_ip[i].q.val();
