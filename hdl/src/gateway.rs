@@ -1754,6 +1754,13 @@ impl Logic for Gateway {
             self.flow_result_sqp.d.next = bit_cast::<32, 24>(self.flow_table.resp_sqp.val());
             self.flow_result_key.d.next = self.flow_table.resp_entry.val().key;
         }
+        // Reset clears the last command's result with the table it described
+        // (the table is flushed after reset), as FLOW_STATUS's reset value says.
+        if self.reset_reg.q.val() {
+            self.flow_status.d.next = 0.into();
+            self.flow_result_sqp.d.next = 0.into();
+            self.flow_result_key.d.next = 0.into();
+        }
         // The result key in network-order words (its addresses are in lane order).
         for i in 0..8 {
             self.result_words[i].next = self.flow_result_key.q.val().get_bits::<32>(24 + 32 * i);

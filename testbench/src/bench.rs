@@ -325,6 +325,56 @@ impl<G: BorrowMut<Gateway>> Bench<G> {
         Ok(())
     }
 
+    /// Holds reset for four clocks like [`Bench::reset`], but the bench
+    /// keeps clocking through the reset and the flow table's flush
+    /// ([`cngw_sim::FLOW_TABLE_FLUSH_CLOCKS`]): the sinks keep sampling the
+    /// outputs with their pause patterns, so a beat the gateway lets out
+    /// during or after the reset is collected, not lost. Queued input beats
+    /// are dropped (a frame half-way in is cut) and half-received output
+    /// frames are discarded. Returns the clock in which reset was released,
+    /// clock 0 of the gateway's time base (`Gateway::reset_released_at`
+    /// of a plain reset).
+    pub fn reset_watched(&mut self) -> Result<u64, BenchError> {
+        if self.csr_active.is_some() || !self.csr_queue.is_empty() {
+            return Err(BenchError::Busy("reset with CSR accesses in flight"));
+        }
+        for (port, s) in InPort::ALL.into_iter().zip(&mut self.sources) {
+            s.frames_pushed -= s.beats.iter().filter(|b| b.last).count() as u64;
+            s.beats.clear();
+            s.presenting = false;
+            s.valid_high = false;
+            s.frame_start_cycle = None;
+            self.gw.borrow_mut().drive(port, None);
+        }
+        self.set("reset", 1);
+        for _ in 0..4 {
+            self.clock();
+        }
+        // What was half-received, before the reset or in its first clock
+        // (the gateway registers `reset` once), is not a frame.
+        for k in &mut self.sinks {
+            k.partial.clear();
+            k.start_cycle = None;
+        }
+        self.set("reset", 0);
+        // As `Gateway::reset`: the gateway registers `reset` once.
+        let released = self.cycle() + 1;
+        for _ in 0..cngw_sim::FLOW_TABLE_FLUSH_CLOCKS {
+            self.clock();
+        }
+        Ok(released)
+    }
+
+    /// Queues raw beats on an input (`tkeep` as given, holes included): what
+    /// [`Bench::push_frame`] does with the packed beats of a frame. Each beat
+    /// with `last` set ends a frame.
+    pub fn push_beats(&mut self, port: InPort, beats: &[Beat]) -> u64 {
+        let s = &mut self.sources[in_index(port)];
+        s.beats.extend(beats.iter().cloned());
+        s.frames_pushed += beats.iter().filter(|b| b.last).count() as u64;
+        s.frames_pushed
+    }
+
     /// Queues a frame on an input; returns how many frames were ever queued
     /// there (this frame's 1-based number).
     pub fn push_frame(&mut self, port: InPort, data: &[u8], user: bool) -> u64 {
