@@ -8,6 +8,7 @@ pub mod pause;
 pub mod scheduled;
 pub mod scoreboard;
 pub mod setup;
+pub mod soak;
 pub mod traffic;
 
 pub use bench::{event, AcceptedFrame, Bench, BenchError, OutputFrame, ParsedAt};

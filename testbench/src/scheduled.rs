@@ -262,6 +262,36 @@ pub fn expect_scheduled(
     schedule: &Schedule,
     run: &ScheduledCapture,
 ) -> Expected {
+    expect_scheduled_to(model, schedule, run, run.end_cycle)
+}
+
+/// [`expect_scheduled`] for runs that follow each other without a pause
+/// (the soak, [`crate::soak`]): the model lets time pass only to
+/// `REMOTE_MARGIN` clocks before the run's end. A notification decided
+/// by time alone (a Resume) in the last clocks of a run leaves the RTL ten
+/// or more clocks later, in the next run; the run ended after
+/// `QUIET_CLOCKS` without a beat, so none can be decided between the
+/// margin and the quiet clocks before it. Decisions after the margin are
+/// the next run's.
+pub fn expect_scheduled_continued(
+    model: &mut GatewayModel,
+    schedule: &Schedule,
+    run: &ScheduledCapture,
+) -> Expected {
+    expect_scheduled_to(
+        model,
+        schedule,
+        run,
+        run.end_cycle.saturating_sub(REMOTE_MARGIN),
+    )
+}
+
+fn expect_scheduled_to(
+    model: &mut GatewayModel,
+    schedule: &Schedule,
+    run: &ScheduledCapture,
+    until: u64,
+) -> Expected {
     let internal = model
         .read_register(offset::PORT0_METER_CONTROL)
         .unwrap_or(0)
@@ -370,7 +400,7 @@ pub fn expect_scheduled(
         exp.parsed
             .insert(port, v.into_iter().map(|e| e.1).collect());
     }
-    model.advance_to(run.end_cycle);
+    model.advance_to(until);
     exp.notifications = model
         .take_notifications()
         .into_iter()

@@ -139,6 +139,9 @@ pub fn run(spec: &DeviceSpec, verbose: bool, args: &BenchArgs) -> Result<()> {
     if args.flow_table {
         return crate::bench_flow::run(args.seeds, args.json);
     }
+    if let Some(cycles) = args.soak {
+        return crate::bench_soak::run(cycles, args.seed, args.json);
+    }
     if args.notifications {
         return crate::bench_notify::run(&crate::bench_notify::NotifyBenchArgs {
             sizes: args.sizes.clone(),

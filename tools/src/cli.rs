@@ -687,6 +687,17 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 5, requires = "flow_table",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub seeds: u32,
+    /// Instead of the line-rate rows: soak the gateway with every feature on for CYCLES clocks
+    /// (1,000 .. 10^12) of random mixed traffic in both directions with idle clocks,
+    /// backpressure and a moving queue depth, the RTL against the reference model frame for
+    /// frame and counter for counter; fails at the first difference.
+    #[arg(long, value_name = "CYCLES",
+          conflicts_with_all = ["config", "all_features", "queue_depth", "notifications", "flow_table"],
+          value_parser = clap::value_parser!(u64).range(1_000..=1_000_000_000_000))]
+    pub soak: Option<u64>,
+    /// With --soak: the seed of the traffic, the configuration and the stalls.
+    #[arg(long, default_value_t = 1, requires = "soak")]
+    pub seed: u64,
 }
 
 #[derive(Debug, Args)]

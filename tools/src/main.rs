@@ -9,6 +9,7 @@ mod adjust;
 mod bench;
 mod bench_flow;
 mod bench_notify;
+mod bench_soak;
 mod cli;
 mod clock;
 mod config;
