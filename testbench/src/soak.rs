@@ -73,12 +73,22 @@ source-QP learning (CM, PSN)";
 ///   they disagree on the standard CNPs for received Fast CNPs (seed 1,
 ///   chunk 28).
 ///
-/// Also found, and kept out of the traffic: a CNP decided while the
-/// depth is below K_min (a growth above `PORT0_V_GROWTH_BYTES`, or a
-/// sender's CE-marked frame) is followed by the Resume in the same clock
-/// in the model, some clocks later in the RTL (the timestamps differ). So
-/// the senders send no CE, and the growth threshold (70 MB) lies above
-/// every level below K_min.
+/// Also found: several Resumes due in one clock leave the model's
+/// controller one clock apart, the RTL's two clocks apart, and a Resume
+/// due in the clock of its flow's CNP is decided in that clock by the
+/// model, a clock later by the RTL. Only the timestamp object shows it
+/// (the frames leave in the same order): the soak's Long-haul CNPs carry
+/// the device and path identifiers but no timestamp
+/// ([`SoakRole::timestamps`]). Before that was understood, these were
+/// kept out of the traffic too: a CNP decided while the
+/// depth is below K_min (after a growth above `PORT0_V_GROWTH_BYTES`, for
+/// a sender's CE-marked frame, or for a CE the two-threshold marker set
+/// while its average still stood above T2) is followed by the Resume in
+/// the same clock in the model, some clocks later in the RTL (the
+/// timestamps differ). So the senders send no CE, the growth threshold
+/// (70 MB) lies above every level below K_min, T2 equals K_min, and the
+/// average follows the depth within a microsecond, before the chunk's
+/// first frame.
 pub const FEATURES: u32 = feature::LH_ECN_MARK
     | feature::LH_CNP
     | feature::FAST_CNP
@@ -101,11 +111,14 @@ const PES: [Ipv6Addr; 3] = [
 ];
 /// Pre-ECN thresholds (bytes).
 const T1: u32 = 20_000_000;
-const T2: u32 = 60_000_000;
+/// T2 at K_min (62.5 MB, its reset value): the two-threshold marker's CE
+/// never falls on a frame while the depth is below K_min (see
+/// [`FEATURES`]: a CNP below K_min).
+const T2: u32 = 62_500_000;
 const TMAX: u32 = 100_000_000;
-/// Queue depths the telemetry input takes: below T1, between T1 and T2,
-/// between T2 and K_min (62.5 MB), between K_min and Tmax, between Tmax and
-/// K_max (125 MB), above K_max, in severity row 1 (150 MB) and row 2 (200 MB).
+/// Queue depths the telemetry input takes: below T1, between T1 and T2
+/// (= K_min, 62.5 MB), between K_min and Tmax, between Tmax and K_max
+/// (125 MB), above K_max, in severity row 1 (150 MB) and row 2 (200 MB).
 const LEVELS: [u32; 9] = [
     0,
     10_000_000,
@@ -123,6 +136,10 @@ const RA_OPCODE: u32 = 0x1D;
 /// many clocks: closer ones can find the receiver busy, which the model
 /// does not follow clock for clock (the soak found it; docs/decisions.md).
 const RX_NOTE_SPACING: u64 = 300;
+/// Clocks from a chunk's depth step to its first frame: the average has
+/// taken the new depth (one microsecond tick, 322 clocks, and the
+/// probabilities' delay) before a frame meets the marker.
+const SETTLE_CLOCKS: u64 = 1_000;
 /// Clocks the queue rests at 0 at the end so every Resume and interval is over.
 const FLUSH_CYCLES: u64 = 60_000;
 
@@ -141,6 +158,40 @@ pub struct SoakOptions {
     /// Notifications of each kind kept in the report
     /// ([`SoakReport::samples`]), the first ones of the run.
     pub samples_per_kind: usize,
+    /// What the gateway does (the soak's own by default).
+    pub role: SoakRole,
+}
+
+/// The parts of the configuration and traffic a run may change, to
+/// reproduce what the soak found with a part it leaves out ([`FEATURES`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SoakRole {
+    /// `FEATURE_ENABLE`.
+    pub features: u32,
+    /// `FCN_CONTROL` (the soak: the congested WAN node's Fast CNPs).
+    pub fcn_control: u32,
+    /// `PROXY_CONTROL` (acts with `feature::PROXY_CN` only).
+    pub proxy_control: u32,
+    /// `PORT0_V_GROWTH_BYTES` (the soak: 70 MB, above every level below K_min).
+    pub growth_bytes: u32,
+    /// The flows' senders send CE-marked frames too (the soak: no).
+    pub sender_ce: bool,
+    /// The Long-haul CNPs carry the timestamp object, their decision
+    /// clock (the soak: no, see [`FEATURES`]).
+    pub timestamps: bool,
+}
+
+impl Default for SoakRole {
+    fn default() -> Self {
+        SoakRole {
+            features: FEATURES,
+            fcn_control: fcn_control::WAN_NODE | fcn_control::COPY_LABEL,
+            proxy_control: proxy::ENABLE | proxy::FILTER,
+            growth_bytes: 70_000_000,
+            sender_ce: false,
+            timestamps: false,
+        }
+    }
 }
 
 impl SoakOptions {
@@ -151,6 +202,7 @@ impl SoakOptions {
             chunk_cycles: 25_000,
             model_only_write: None,
             samples_per_kind: 0,
+            role: SoakRole::default(),
         }
     }
 }
@@ -357,9 +409,13 @@ fn builder(src: IpAddr, dst: IpAddr) -> RoceFrameBuilder {
 }
 
 /// A data frame of `f` toward the WAN: random ECN, PSN and size.
-fn data_frame(f: &Flow, rng: &mut StdRng) -> Vec<u8> {
+fn data_frame(f: &Flow, ce: bool, rng: &mut StdRng) -> Vec<u8> {
     // No CE from the senders: see `FEATURES` (a CNP below K_min).
-    let ecn = [Ecn::Ect0, Ecn::Ect1, Ecn::NotEct][rng.gen_range(0..3)];
+    let ecn = if ce {
+        [Ecn::Ect0, Ecn::Ect1, Ecn::NotEct, Ecn::Ce][rng.gen_range(0..4)]
+    } else {
+        [Ecn::Ect0, Ecn::Ect1, Ecn::NotEct][rng.gen_range(0..3)]
+    };
     let mut frame = builder(f.src, f.dst)
         .macs(f.mac, [0x02, 0, 0, 0, 0, 0xFE])
         .ecn(ecn)
@@ -459,7 +515,7 @@ fn fast_cnp(model: &GatewayModel, flows: &[Flow], rng: &mut StdRng) -> Vec<u8> {
 /// data frames (sometimes an unknown QP, a node outside the domain).
 fn cn_message(flows: &[Flow], rng: &mut StdRng) -> Vec<u8> {
     let f = &flows[rng.gen_range(0..flows.len())];
-    let mut data = data_frame(f, rng);
+    let mut data = data_frame(f, false, rng);
     if rng.gen_bool(0.1) {
         // Another QP: not in the flow table.
         let bth = if f.src.is_ipv6() {
@@ -526,7 +582,13 @@ fn cm_frame(f: &Flow, rep: bool, comm_id: u32, rng: &mut StdRng) -> Vec<u8> {
 }
 
 /// Writes the configuration into the gateway and the model alike.
-fn configure(gw: &mut Gateway, m: &mut GatewayModel, flows: &[Flow], rng: &mut StdRng) {
+fn configure(
+    gw: &mut Gateway,
+    m: &mut GatewayModel,
+    flows: &[Flow],
+    role: &SoakRole,
+    rng: &mut StdRng,
+) {
     let g6 = words(u128::from(GW6));
     let (mac_hi, mac_lo) = crate::traffic::mac_words(GW_MAC);
     // Domains of the Fast CNP / proxy border filters: fd00:c::/32 and
@@ -574,12 +636,12 @@ fn configure(gw: &mut Gateway, m: &mut GatewayModel, flows: &[Flow], rng: &mut S
         (offset::LH_SEV1_THRESHOLD_BYTES, 150_000_000),
         (offset::LH_SEV2_THRESHOLD_BYTES, 200_000_000),
         (offset::PORT0_QGR_INTERVAL_US, 40),
-        (offset::PORT0_V_GROWTH_BYTES, 70_000_000),
+        (offset::PORT0_V_GROWTH_BYTES, role.growth_bytes),
         (offset::LH_OPTIONS, options),
-        // LH-12/LH-13: every extension object, the time of day moving.
+        // LH-12/LH-13: the identifier objects (the timestamp: see `SoakRole`).
         (
             offset::LH_EXT_CONTROL,
-            ext_control::TIMESTAMP
+            u32::from(role.timestamps) * ext_control::TIMESTAMP
                 | ext_control::DEVICE_ID
                 | ext_control::PATH_ID
                 | rng.gen_range(0..256u32) << ext_control::CLASS_NUM_LSB
@@ -593,12 +655,13 @@ fn configure(gw: &mut Gateway, m: &mut GatewayModel, flows: &[Flow], rng: &mut S
         (offset::LH_TOD_BASE_SECONDS, rng.gen()),
         (offset::LH_TOD_BASE_FRACTION, rng.gen()),
         (offset::LH_TOD_CONTROL, tod_control::SET),
-        // PE-03: two-threshold marking on an average that moves by half
-        // the difference every microsecond.
+        // PE-03: two-threshold marking.
         (offset::PE_T1_BYTES, T1),
         (offset::PE_T2_BYTES, T2),
         (offset::PE_TMAX_BYTES, TMAX),
-        (offset::PORT0_AVG_WEIGHT_SHIFT, 1),
+        // The average takes the depth at every microsecond tick (weight
+        // 1), so it never lags the depth by more than a microsecond.
+        (offset::PORT0_AVG_WEIGHT_SHIFT, 0),
         (offset::PE_LFSR_SEED, rng.gen_range(1..u32::MAX)),
         (offset::PE_CONTROL, pe_control::WAN_MARKING),
         // FCN-03/FCN-05: Fast CNPs out and in, each within a bucket.
@@ -606,10 +669,7 @@ fn configure(gw: &mut Gateway, m: &mut GatewayModel, flows: &[Flow], rng: &mut S
         (offset::FCN_BUCKET_DEPTH, 4),
         (offset::FCN_RX_BUCKET_REFILL_CLOCKS, 200),
         (offset::FCN_RX_BUCKET_DEPTH, 4),
-        (
-            offset::FCN_CONTROL,
-            fcn_control::WAN_NODE | fcn_control::COPY_LABEL,
-        ),
+        (offset::FCN_CONTROL, role.fcn_control),
         // PX-01/PX-02: CN messages out and in.
         (offset::PROXY_TX_BUCKET_REFILL_CLOCKS, 200),
         (offset::PROXY_TX_BUCKET_DEPTH, 4),
@@ -727,13 +787,14 @@ fn configure(gw: &mut Gateway, m: &mut GatewayModel, flows: &[Flow], rng: &mut S
             gw.run(20);
         }
     }
-    both(gw, m, offset::PROXY_CONTROL, proxy::ENABLE | proxy::FILTER);
-    both(gw, m, offset::FEATURE_ENABLE, FEATURES);
+    both(gw, m, offset::PROXY_CONTROL, role.proxy_control);
+    both(gw, m, offset::FEATURE_ENABLE, role.features);
 }
 
 /// One chunk's traffic: phases of random load and depth.
 fn chunk_schedule(
     model: &GatewayModel,
+    role: &SoakRole,
     flows: &[Flow],
     cycles: u64,
     comm_id: &mut u32,
@@ -754,10 +815,12 @@ fn chunk_schedule(
         let wan_gap = [0u64, 30, 80, 300][rng.gen_range(0..4)];
         let end = t + len;
         if dc_gap > 0 {
-            let mut c = t + 16;
+            let mut c = t + SETTLE_CLOCKS;
             while c < end {
                 let data = match rng.gen_range(0..100) {
-                    0..=64 => data_frame(&flows[rng.gen_range(0..flows.len())], rng),
+                    0..=64 => {
+                        data_frame(&flows[rng.gen_range(0..flows.len())], role.sender_ce, rng)
+                    }
                     65..=76 => tunnelled_toward_wan(rng),
                     77..=79 => {
                         *comm_id = comm_id.wrapping_add(1);
@@ -777,7 +840,7 @@ fn chunk_schedule(
             }
         }
         if wan_gap > 0 {
-            let mut c = t + 16;
+            let mut c = t + SETTLE_CLOCKS;
             let mut last_note = 0;
             while c < end {
                 let mut kind = rng.gen_range(0..100);
@@ -833,7 +896,7 @@ pub fn run_with(
     let mut m = GatewayModel::new();
     m.set_reset_clock(gw.reset_released_at());
     let flows = flows(&mut rng);
-    configure(&mut gw, &mut m, &flows, &mut rng);
+    configure(&mut gw, &mut m, &flows, &opts.role, &mut rng);
     if let Some((off, v)) = opts.model_only_write {
         assert!(m.write_register(off, v), "the model refused {off:#x}");
     }
@@ -865,7 +928,7 @@ pub fn run_with(
                 .gen_range(2_000..=chunk_cycles.max(2_000))
                 .min(opts.cycles - traffic);
             traffic += n;
-            chunk_schedule(&m, &flows, n, &mut comm_id, &mut rng)
+            chunk_schedule(&m, &opts.role, &flows, n, &mut comm_id, &mut rng)
         };
         let probabilities = [0.0, 0.1, 0.3, 0.5];
         let stream = StreamOptions::random(
