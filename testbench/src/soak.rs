@@ -23,8 +23,8 @@
 //! and its idle and backpressure probabilities. The RTL runs it until
 //! drained, the model takes the same frames at the clocks the parsers
 //! reported them, and every output frame of both ports, every notification
-//! sequence (byte for byte; the Long-haul CNPs carry the decision clock in
-//! their timestamp object) and every parser result must agree. Then the
+//! sequence (byte for byte and in order) and every parser result must
+//! agree. Then the
 //! chunk is dropped. At the end the queue empties, every timer runs out
 //! and every counter of the device is compared.
 
@@ -62,33 +62,25 @@ pub const ROLE: &str = "congested WAN node (Long-haul marking and CNPs with a fo
 extension objects, pre-ECN two-threshold marking, Fast CNPs, Rate Advice) + egress PE + \
 source-QP learning (CM, PSN)";
 
-/// `FEATURE_ENABLE` of the soak: five of the six features. Left out, with
-/// what the soak found when they were on (docs/decisions.md, "Soak"):
-/// - `PROXY_CN`: with `PROXY_CONTROL.generate` the RTL and the model
-///   disagree on a Long-haul CNP's clock after CN messages to proxies
-///   (seed 1, chunk 0); as a proxy (`enable | filter`) they disagree on
-///   the standard CNPs for received CN messages (seed 1, chunk 9, with
-///   the messages 300 clocks apart).
-/// - The ingress PE role of Fast CNP (`FCN_CONTROL.ingress_pe`, FCN-05):
-///   they disagree on the standard CNPs for received Fast CNPs (seed 1,
-///   chunk 28).
-///
-/// Also found: several Resumes due in one clock leave the model's
-/// controller one clock apart, the RTL's two clocks apart, and a Resume
-/// due in the clock of its flow's CNP is decided in that clock by the
-/// model, a clock later by the RTL. Only the timestamp object shows it
-/// (the frames leave in the same order): the soak's Long-haul CNPs carry
-/// the device and path identifiers but no timestamp
-/// ([`SoakRole::timestamps`]). Before that was understood, these were
-/// kept out of the traffic too: a CNP decided while the
-/// depth is below K_min (after a growth above `PORT0_V_GROWTH_BYTES`, for
-/// a sender's CE-marked frame, or for a CE the two-threshold marker set
-/// while its average still stood above T2) is followed by the Resume in
-/// the same clock in the model, some clocks later in the RTL (the
-/// timestamps differ). So the senders send no CE, the growth threshold
-/// (70 MB) lies above every level below K_min, T2 equals K_min, and the
-/// average follows the depth within a microsecond, before the chunk's
-/// first frame.
+/// `FEATURE_ENABLE` of the soak: five of the six features. What the soak
+/// found, each reproduced by an ignored test in `testbench/tests/soak.rs`
+/// (docs/decisions.md, "Soak"):
+/// - `PROXY_CN` is off: with `PROXY_CONTROL.generate` the Long-haul
+///   notifications of RTL and model differ (seed 1); as a proxy
+///   (`enable | filter`) the standard CNPs for received CN messages differ
+///   (seed 5).
+/// - The Fast CNP ingress PE (`FCN_CONTROL.ingress_pe`) matches with the
+///   notifications to the gateway `RX_NOTE_SPACING` (300 clocks) apart, in a test of
+///   its own.
+/// - Resumes due together leave the model's controller one clock apart,
+///   the RTL's two clocks apart; a Resume due in the clock of its flow's
+///   CNP (a CNP below K_min) is decided in that clock by the model, in the
+///   next by the RTL. Only the timestamp object shows it, so the soak's
+///   Long-haul CNPs carry none ([`SoakRole::timestamps`]); before that was
+///   understood, the CNPs below K_min were kept out of the traffic too
+///   (no CE from the senders, a growth threshold of 70 MB above every level
+///   below K_min, T2 = K_min and an average that follows the depth within
+///   a microsecond, before the chunk's first frame).
 pub const FEATURES: u32 = feature::LH_ECN_MARK
     | feature::LH_CNP
     | feature::FAST_CNP
