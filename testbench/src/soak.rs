@@ -368,7 +368,7 @@ struct Flow {
 fn flows(rng: &mut StdRng) -> Vec<Flow> {
     (0..12u32)
         .map(|i| {
-            let (src, dst) = if i % 3 == 2 {
+            let (src, dst) = if i.checked_rem(3) == Some(2) {
                 (
                     IpAddr::V6(Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 1, i as u16)),
                     IpAddr::V6(Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 2, 1)),
@@ -386,7 +386,7 @@ fn flows(rng: &mut StdRng) -> Vec<Flow> {
                 dst,
                 sqp: (i < 9).then_some(0x4000 + rng.gen_range(0..0x1000)),
                 mac: [0x02, 0x11, 0x22, 0x33, 0x44, i as u8],
-                flagged: i % 4 == 3,
+                flagged: i.checked_rem(4) == Some(3),
             }
         })
         .collect()
@@ -949,12 +949,11 @@ pub fn run_with(
         } else {
             expect_scheduled_continued(&mut m, &schedule, &ran)
         };
-        if std::env::var_os("CNGW_SOAK_DEBUG").is_some() {
-            if let Err(e) = compare(&ran.capture, &exp) {
-                debug_dump(&ran.capture, &exp, &e);
-            }
+        let verdict = compare(&ran.capture, &exp);
+        if let (Err(e), Some(_)) = (&verdict, std::env::var_os("CNGW_SOAK_DEBUG")) {
+            debug_dump(&ran.capture, &exp, e);
         }
-        compare(&ran.capture, &exp).map_err(|e| {
+        verdict.map_err(|e| {
             fail(
                 ScheduledError::Mismatch(Box::new(e)),
                 &report,
@@ -1002,6 +1001,8 @@ pub fn run_with(
     Ok(report)
 }
 
+/// With `CNGW_SOAK_DEBUG` set: a difference, every notification the model
+/// expected and every dc_tx frame of the RTL that is not data, in hex.
 fn debug_dump(cap: &crate::harness::Capture, exp: &Expected, e: &Mismatch) {
     let hex = |d: &[u8]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
     eprintln!("mismatch: {e}");

@@ -141,7 +141,7 @@ fn hw_02_soak_long() {
     let seed = env("CNGW_SOAK_SEED", 1);
     let t = Instant::now();
     let r = soak::run(seed, cycles, |r| {
-        if r.chunks % 10 == 0 {
+        if r.chunks.checked_rem(10) == Some(0) {
             let (rss, _) = soak::memory_kib().unwrap_or_default();
             eprintln!(
                 "{:>6.0} s: {} clocks, {} notifications, {} frames out, resident {} MiB",

@@ -12,7 +12,7 @@ use std::io::IsTerminal;
 pub fn run(cycles: u64, seed: u64, json: bool) -> Result<()> {
     let show = std::io::stderr().is_terminal() && !json;
     let report = soak::run(seed, cycles, |r| {
-        if show && r.chunks % 10 == 0 {
+        if show && r.chunks.checked_rem(10) == Some(0) {
             eprint!(
                 "\r{:>14} clocks, {:>9} notifications, {:.0} s",
                 r.cycles,
