@@ -1,12 +1,13 @@
 //! `cngw bench --soak CYCLES [--seed N]` (issue 9, HW-02): the Verilated
-//! gateway against the reference model with every feature on, for CYCLES
+//! gateway against the reference model with the soak's features on
+//! (`cngw_testbench::soak::FEATURES`), for CYCLES
 //! clocks of random mixed traffic (`cngw_testbench::soak`). Prints the
 //! clocks run, frames per port, notifications per kind, the differences
 //! found (0, or the command fails with the first one), the wall time and
 //! the simulation speed.
 
 use anyhow::{anyhow, Result};
-use cngw_testbench::soak::{self, SoakReport, ROLE};
+use cngw_testbench::soak::{self, SoakReport, FEATURES, ROLE};
 use std::io::IsTerminal;
 
 pub fn run(cycles: u64, seed: u64, json: bool) -> Result<()> {
@@ -68,8 +69,9 @@ fn to_json(r: &SoakReport) -> String {
 
 fn print_human(asked: u64, r: &SoakReport) {
     println!(
-        "cngw bench --soak: {asked} clocks of random mixed traffic, seed {}, every feature on; \
-         roles: {ROLE}; the RTL against the reference model",
+        "cngw bench --soak: {asked} clocks of random mixed traffic, seed {}, five of the six \
+         features on (FEATURE_ENABLE {FEATURES:#x}); roles: {ROLE}; the RTL against the \
+         reference model",
         r.seed
     );
     println!();
