@@ -85,7 +85,19 @@ pub fn random_non_roce<R: Rng>(rng: &mut R) -> Vec<u8> {
 
 /// A frame broken somewhere in its headers.
 pub fn random_malformed<R: Rng>(rng: &mut R) -> Vec<u8> {
-    let mut f = random_roce(rng);
+    let f = random_roce(rng);
+    malform(rng, f)
+}
+
+/// [`random_malformed`] from a frame of [`random_roce_among`]'s flows (a
+/// "broken" frame can still be a valid one: a version nibble drawn equal,
+/// an IPv4 identification changed).
+pub fn random_malformed_among<R: Rng>(rng: &mut R, hosts: u16, qps: u32) -> Vec<u8> {
+    let f = random_roce_among(rng, hosts, qps);
+    malform(rng, f)
+}
+
+fn malform<R: Rng>(rng: &mut R, mut f: Vec<u8>) -> Vec<u8> {
     match rng.gen_range(0..5) {
         0 => {
             // Truncated anywhere up to the end of the BTH.
@@ -125,6 +137,60 @@ pub fn random_malformed<R: Rng>(rng: &mut R) -> Vec<u8> {
         f.push(0);
     }
     f
+}
+
+/// A random RoCEv2 frame (as [`random_roce`]) of one of at most
+/// `2 * hosts * hosts * qps` flows: its addresses are among `hosts` IPv4 and
+/// `hosts` IPv6 hosts, its DestQP among `qps` values. Long random runs use it
+/// to stay within the flow table's capacity, which the reference model
+/// does not have.
+pub fn random_roce_among<R: Rng>(rng: &mut R, hosts: u16, qps: u32) -> Vec<u8> {
+    let (hosts, qps) = (hosts.max(1), qps.max(1));
+    let h = |rng: &mut R| rng.gen_range(0..hosts);
+    let mut b = if rng.gen_bool(0.5) {
+        let (s, d) = (h(rng).to_be_bytes(), h(rng).to_be_bytes());
+        RoceFrameBuilder::ipv4(
+            Ipv4Addr::new(10, 201, s[0], s[1]),
+            Ipv4Addr::new(10, 202, d[0], d[1]),
+        )
+    } else {
+        let (s, d) = (h(rng), h(rng));
+        RoceFrameBuilder::ipv6(
+            Ipv6Addr::new(0xfd00, 0x201, 0, 0, 0, 0, 0, s),
+            Ipv6Addr::new(0xfd00, 0x202, 0, 0, 0, 0, 0, d),
+        )
+        .flow_label(rng.gen_range(0..1 << 20))
+    };
+    if rng.gen_bool(0.3) {
+        b = b.vlan(rng.gen_range(1..4095));
+    }
+    let ecn = [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1, Ecn::Ce][rng.gen_range(0..4)];
+    let size = match rng.gen_range(0..4) {
+        0 => 0,
+        1 => rng.gen_range(1..64),
+        2 => rng.gen_range(64..1024),
+        _ => rng.gen_range(1024..4096),
+    };
+    b.ecn(ecn)
+        .opcode(OPCODES[rng.gen_range(0..OPCODES.len())])
+        .dest_qp(0x10_0000 + rng.gen_range(0..qps))
+        .psn(rng.gen_range(0..1 << 24))
+        .udp_src_port(rng.gen())
+        .payload_len(size & !3)
+        .build()
+}
+
+/// [`random_mix`] with its RoCEv2 frames from [`random_roce_among`].
+pub fn random_mix_among<R: Rng>(rng: &mut R, hosts: u16, qps: u32) -> Frame {
+    let data = match rng.gen_range(0..10) {
+        0..=5 => random_roce_among(rng, hosts, qps),
+        6 | 7 => random_non_roce(rng),
+        _ => random_malformed_among(rng, hosts, qps),
+    };
+    Frame {
+        data,
+        user: rng.gen_bool(0.02),
+    }
 }
 
 /// A mix: mostly RoCEv2, some other traffic, some broken frames.
