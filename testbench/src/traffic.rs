@@ -13,7 +13,7 @@ const OPCODES: [u8; 10] = [0x00, 0x01, 0x02, 0x04, 0x06, 0x0a, 0x0c, 0x11, 0x64,
 
 /// A well-formed RoCEv2 data frame with random addresses, QP, PSN and size.
 pub fn random_roce<R: Rng>(rng: &mut R) -> Vec<u8> {
-    let mut b = if rng.gen_bool(0.5) {
+    let b = if rng.gen_bool(0.5) {
         RoceFrameBuilder::ipv4(
             Ipv4Addr::new(10, rng.gen(), rng.gen(), rng.gen()),
             Ipv4Addr::new(10, rng.gen(), rng.gen(), rng.gen()),
@@ -25,6 +25,16 @@ pub fn random_roce<R: Rng>(rng: &mut R) -> Vec<u8> {
         )
         .flow_label(rng.gen_range(0..1 << 20))
     };
+    random_rest(rng, b, 0..1 << 24)
+}
+
+/// The rest of a random RoCEv2 frame between given addresses: VLAN tag,
+/// ECN, size, opcode, DestQP (from `dest_qp`), PSN and UDP source port.
+fn random_rest<R: Rng>(
+    rng: &mut R,
+    mut b: RoceFrameBuilder,
+    dest_qp: std::ops::Range<u32>,
+) -> Vec<u8> {
     if rng.gen_bool(0.3) {
         b = b.vlan(rng.gen_range(1..4095));
     }
@@ -37,7 +47,7 @@ pub fn random_roce<R: Rng>(rng: &mut R) -> Vec<u8> {
     };
     b.ecn(ecn)
         .opcode(OPCODES[rng.gen_range(0..OPCODES.len())])
-        .dest_qp(rng.gen_range(0..1 << 24))
+        .dest_qp(rng.gen_range(dest_qp))
         .psn(rng.gen_range(0..1 << 24))
         .udp_src_port(rng.gen())
         .payload_len(size & !3)
@@ -147,7 +157,7 @@ fn malform<R: Rng>(rng: &mut R, mut f: Vec<u8>) -> Vec<u8> {
 pub fn random_roce_among<R: Rng>(rng: &mut R, hosts: u16, qps: u32) -> Vec<u8> {
     let (hosts, qps) = (hosts.max(1), qps.max(1));
     let h = |rng: &mut R| rng.gen_range(0..hosts);
-    let mut b = if rng.gen_bool(0.5) {
+    let b = if rng.gen_bool(0.5) {
         let (s, d) = (h(rng).to_be_bytes(), h(rng).to_be_bytes());
         RoceFrameBuilder::ipv4(
             Ipv4Addr::new(10, 201, s[0], s[1]),
@@ -161,23 +171,7 @@ pub fn random_roce_among<R: Rng>(rng: &mut R, hosts: u16, qps: u32) -> Vec<u8> {
         )
         .flow_label(rng.gen_range(0..1 << 20))
     };
-    if rng.gen_bool(0.3) {
-        b = b.vlan(rng.gen_range(1..4095));
-    }
-    let ecn = [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1, Ecn::Ce][rng.gen_range(0..4)];
-    let size = match rng.gen_range(0..4) {
-        0 => 0,
-        1 => rng.gen_range(1..64),
-        2 => rng.gen_range(64..1024),
-        _ => rng.gen_range(1024..4096),
-    };
-    b.ecn(ecn)
-        .opcode(OPCODES[rng.gen_range(0..OPCODES.len())])
-        .dest_qp(0x10_0000 + rng.gen_range(0..qps))
-        .psn(rng.gen_range(0..1 << 24))
-        .udp_src_port(rng.gen())
-        .payload_len(size & !3)
-        .build()
+    random_rest(rng, b, 0x10_0000..0x10_0000 + qps)
 }
 
 /// [`random_mix`] with its RoCEv2 frames from [`random_roce_among`].
