@@ -35,7 +35,7 @@ use crate::scheduled::{
 };
 use crate::scoreboard::{compare, compare_counters, Expected, Mismatch};
 use crate::setup::{both, mapped, set_domain, set_prefix_entry, words};
-use crate::traffic::random_mix_among;
+use crate::traffic::{random_mix, random_mix_among};
 use cngw_model::{Frame, GatewayModel, InPort, OutPort};
 use cngw_packet::cm::{CmMad, CmMessage, CmRep, CmReq};
 use cngw_packet::envelope::{Envelope, IpPair};
@@ -171,6 +171,12 @@ pub struct SoakRole {
     /// The Long-haul CNPs carry the timestamp object, their decision
     /// clock (the soak: no, see [`FEATURES`]).
     pub timestamps: bool,
+    /// The random RoCEv2 frames among the traffic (and the malformed ones
+    /// built from them) come from `(hosts, qps)` ([`random_mix_among`]; the
+    /// soak: [`RANDOM_FLOWS`]), or, with `None`, from random addresses
+    /// and QPs ([`random_mix`]: the flow table fills in a long run, which
+    /// the model cannot follow; the findings were made with it).
+    pub random_flows: Option<(u16, u32)>,
 }
 
 impl Default for SoakRole {
@@ -182,6 +188,7 @@ impl Default for SoakRole {
             growth_bytes: 70_000_000,
             sender_ce: false,
             timestamps: false,
+            random_flows: Some(RANDOM_FLOWS),
         }
     }
 }
@@ -784,12 +791,18 @@ fn configure(
 }
 
 /// The random RoCEv2 traffic among the soak's other frames comes from 2 x 24
-/// x 24 x 8 = 9,216 flows at most: the 16K-entry flow table never fills
-/// (the reference model has no capacity; a full table counts look-ups the
-/// model would count as flows without a source QP, `LH_CNP_NO_SQP`, and
+/// x 24 x 8 = 9,216 flows at most (hosts, QPs): the 16K-entry flow table
+/// never fills (the reference model has no capacity; the RTL does not count
+/// a look-up that found no place in `LH_CNP_NO_SQP`, the model would, and
 /// that is what the first 110 M-clock run found).
-const RANDOM_HOSTS: u16 = 24;
-const RANDOM_QPS: u32 = 8;
+pub const RANDOM_FLOWS: (u16, u32) = (24, 8);
+
+fn random_frame(role: &SoakRole, rng: &mut StdRng) -> Vec<u8> {
+    match role.random_flows {
+        Some((hosts, qps)) => random_mix_among(rng, hosts, qps).data,
+        None => random_mix(rng, 1).remove(0).data,
+    }
+}
 
 /// One chunk's traffic: phases of random load and depth.
 fn chunk_schedule(
@@ -833,7 +846,7 @@ fn chunk_schedule(
                         ));
                         req
                     }
-                    _ => random_mix_among(rng, RANDOM_HOSTS, RANDOM_QPS).data,
+                    _ => random_frame(role, rng),
                 };
                 dc.push((c, Frame::new(data)));
                 c += rng.gen_range(0..2 * dc_gap);
@@ -854,7 +867,7 @@ fn chunk_schedule(
                     }
                 }
                 let data = match kind {
-                    0..=34 => random_mix_among(rng, RANDOM_HOSTS, RANDOM_QPS).data,
+                    0..=34 => random_frame(role, rng),
                     35..=54 => reverse_frame(&flows[rng.gen_range(0..flows.len())], rng),
                     55..=69 => fast_cnp(model, flows, rng),
                     70..=84 => cn_message(flows, rng),
