@@ -597,6 +597,10 @@ impl LonghaulModel {
         if !(enable && (qd > r.reg(offset::PORT0_K_MAX_BYTES) || growing)) {
             return false;
         }
+        // The clock of a congested packet's decision sends no Resume (the
+        // RTL's `send_resume` waits for a clock without one): a Resume due
+        // now leaves in the next clock.
+        self.now = self.now.max(k + 1);
         let Some(sqp) = pkt.sqp else {
             regs.count(offset::LH_CNP_NO_SQP);
             return false;
