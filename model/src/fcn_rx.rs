@@ -145,6 +145,21 @@ pub fn prefix_covers(src: Ipv6Addr, r: &dyn Registers, prefix: u32, control: u32
 }
 
 /// The ingress PE's translation of received Fast CNPs.
+/// A Fast CNP that passed the checks, waiting for the read of its label's
+/// place: the translator shows it on `rd_valid` from clock `ready` (the
+/// clock after `msg_valid`), and the gateway grants it in the first clock
+/// from then on in which no data-path look-up or learning request takes the
+/// flow table (before the proxy's reads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FcnRead {
+    /// The first clock the read may take the table.
+    pub ready: u64,
+    /// The decision clock (`msg_valid`).
+    pub clock: u64,
+    /// The place the label names.
+    pub place: Location,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct FcnRxModel {
     reset_clock: u64,
@@ -179,34 +194,36 @@ impl FcnRxModel {
         }
     }
 
-    /// A claimed Fast CNP decided in absolute clock `clock`; `flow` gives
-    /// the flow at a place: `(source address, source QP)`.
+    /// A claimed Fast CNP decided in absolute clock `clock`: the checks,
+    /// the bucket and the shaper's light notifications; a message that
+    /// passes them is a read of its label's place in the flow table,
+    /// returned, which [`Self::answer`] finishes with the table as the read
+    /// finds it.
     pub fn received(
         &mut self,
         msg: &Received,
         clock: u64,
-        flow: impl Fn(Location) -> Option<([u8; 16], Option<u32>)>,
         regs: &mut dyn RegistersMut,
-    ) {
+    ) -> Option<FcnRead> {
         let r = regs.view();
         if !(msg.well_formed && msg.checksum_ok) {
             regs.count(offset::FCN_RX_MALFORMED);
-            return;
+            return None;
         }
         if !in_domain(msg.src, r) {
             regs.count(offset::FCN_RX_OUT_OF_DOMAIN);
-            return;
+            return None;
         }
         let Some(place) = Location::of_label(msg.label) else {
             regs.count(offset::FCN_RX_UNKNOWN_LABEL);
-            return;
+            return None;
         };
         let k = clock.saturating_sub(self.reset_clock);
         let depth = depth_of(r.reg(offset::FCN_RX_BUCKET_DEPTH));
         let refill = r.reg(offset::FCN_RX_BUCKET_REFILL_CLOCKS);
         if self.bucket.tokens_at(k, depth, refill) == 0 {
             regs.count(offset::FCN_RX_RATE_LIMITED);
-            return;
+            return None;
         }
         self.bucket.take(k, depth);
         if keeps_light(msg, r) {
@@ -214,9 +231,25 @@ impl FcnRxModel {
                 clock,
                 label: msg.label,
             });
-            return;
+            return None;
         }
-        let Some((sip, sqp)) = flow(place) else {
+        Some(FcnRead {
+            ready: clock + 1,
+            clock,
+            place,
+        })
+    }
+
+    /// The read of `read`'s place done: `flow` is the flow there, `(source
+    /// address, source QP)` (`None`: no entry). A standard CNP to the
+    /// flow's sender, or the count of why not.
+    pub fn answer(
+        &mut self,
+        read: &FcnRead,
+        flow: Option<([u8; 16], Option<u32>)>,
+        regs: &mut dyn RegistersMut,
+    ) {
+        let Some((sip, sqp)) = flow else {
             regs.count(offset::FCN_RX_UNKNOWN_LABEL);
             return;
         };
@@ -224,11 +257,11 @@ impl FcnRxModel {
             regs.count(offset::FCN_RX_NO_SQP);
             return;
         };
-        let frame = translated_cnp(sip, sqp, r);
+        let frame = translated_cnp(sip, sqp, regs.view());
         regs.count(offset::FCN_RX_CNP_SENT);
         crate::longhaul::count_sent(regs);
         self.pending.push(Notification {
-            clock,
+            clock: read.clock,
             frame: crate::Frame::new(frame),
         });
     }

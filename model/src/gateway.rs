@@ -168,6 +168,12 @@ struct LearnQueue {
     data_clocks: BTreeSet<u64>,
     /// The header clock of the last dc_rx CM REQ/REP.
     last_dc_event: Option<u64>,
+    /// FCN-05: the ingress PE's reads of a label's place, each with its
+    /// first clock; one takes a clock with neither a look-up nor a waiting
+    /// binding.
+    fcn_reads: VecDeque<crate::fcn_rx::FcnRead>,
+    /// PX-02: the proxy's flow-table reads likewise, after those.
+    reads: VecDeque<crate::proxy_rx::ProxyRead>,
 }
 
 /// The register file, as the second-level model reads it.
@@ -471,7 +477,9 @@ impl GatewayModel {
             let q = &mut self.learn_queue;
             let ready = |w: &VecDeque<(u64, Binding)>| w.front().map(|&(r, _)| r);
             let (cm, psn) = (ready(&q.waiting), ready(&q.psn_waiting));
-            let Some(first) = cm.into_iter().chain(psn).min() else {
+            let fcn = q.fcn_reads.front().map(|r| r.ready);
+            let read = q.reads.front().map(|r| r.ready);
+            let Some(first) = cm.into_iter().chain(psn).chain(fcn).chain(read).min() else {
                 break;
             };
             let mut c = q.next_clock.max(first);
@@ -481,16 +489,41 @@ impl GatewayModel {
             if clock.is_some_and(|t| c >= t) {
                 break;
             }
+            q.next_clock = c + 1;
             let b = if cm.is_some_and(|r| r <= c) {
                 q.waiting.pop_front()
-            } else {
+            } else if psn.is_some_and(|r| r <= c) {
                 q.psn_waiting.pop_front()
+            } else if fcn.is_some_and(|r| r <= c) {
+                let r = q.fcn_reads.pop_front().expect("a waiting read");
+                self.answer_fcn_read(&r);
+                continue;
+            } else {
+                let r = q.reads.pop_front().expect("a waiting read");
+                self.answer_proxy_read(&r);
+                continue;
             };
-            q.next_clock = c + 1;
             self.learn_sqp(&b.expect("a waiting binding").1);
         }
         let q = &mut self.learn_queue;
         q.data_clocks = q.data_clocks.split_off(&q.next_clock);
+    }
+
+    /// FCN-05: the ingress PE's read of `read`'s place, in the table as it
+    /// is now.
+    fn answer_fcn_read(&mut self, read: &crate::fcn_rx::FcnRead) {
+        let flow = self.placement.key_at(read.place).and_then(|key| {
+            let v = self.flows.get(&key)?;
+            Some((key.sip.to_be_bytes(), v.sqp))
+        });
+        self.fcn_rx.answer(read, flow, &mut self.registers);
+    }
+
+    /// PX-02: the proxy's read of `read`'s flow, in the table as it is now.
+    fn answer_proxy_read(&mut self, read: &crate::proxy_rx::ProxyRead) {
+        let sqp = self.flows.get(&read.request.key).map(|v| v.sqp);
+        self.proxy_rx
+            .answer(read, sqp, &self.lh, &mut self.registers);
     }
 
     /// LH-01 PSN pairing: the steps the RTL takes before clock `clock`
@@ -748,18 +781,31 @@ impl GatewayModel {
 
     /// FCN-05: standard CNPs the ingress PE decided for received Fast
     /// CNPs so far, oldest first (taken).
+    ///
+    /// A read still waiting for its clock is answered first, from the
+    /// table as it is.
     pub fn take_ingress_cnps(&mut self) -> Vec<Notification> {
+        while let Some(r) = self.learn_queue.fcn_reads.pop_front() {
+            self.answer_fcn_read(&r);
+        }
         self.fcn_rx.take()
     }
 
-    /// PX-02: standard CNPs the proxy decided for received CN messages so
-    /// far, oldest first (taken).
     /// PX-01: CN messages to proxies, in the order decided (taken out).
     pub fn take_proxy_messages(&mut self) -> Vec<Notification> {
         self.proxy_tx.take()
     }
 
+    /// PX-02: standard CNPs the proxy decided for received CN messages so
+    /// far, oldest first (taken).
+    ///
+    /// A read still waiting for its clock (time not advanced past it,
+    /// [`GatewayModel::advance_to`]) is answered first, from the table as
+    /// it is.
     pub fn take_proxy_cnps(&mut self) -> Vec<Notification> {
+        while let Some(r) = self.learn_queue.reads.pop_front() {
+            self.answer_proxy_read(&r);
+        }
         self.proxy_rx.take()
     }
 
@@ -1224,6 +1270,7 @@ impl GatewayModel {
             w.count(epoch, bytes);
             let pkt = Packet {
                 key,
+                place: self.placement.location(&key).map(|l| l.label()),
                 sqp: flow.sqp,
                 src_mac: frame.data[6..12].try_into().unwrap(),
                 pkey: parsed.pkey,
@@ -1276,13 +1323,14 @@ impl GatewayModel {
             if let Some(msg) = crate::fcn_rx::claim(&frame.data, &self.registers) {
                 self.count(offset::FCN_RX_RECEIVED);
                 let clock = header_clock.unwrap_or(self.lh_clock) + crate::fcn_rx::DECISION_DELAY;
-                let (placement, flows) = (&self.placement, &self.flows);
-                let flow = |place| {
-                    let key = placement.key_at(place)?;
-                    let v = flows.get(&key)?;
-                    Some((key.sip.to_be_bytes(), v.sqp))
-                };
-                self.fcn_rx.received(&msg, clock, flow, &mut self.registers);
+                if let Some(read) = self.fcn_rx.received(&msg, clock, &mut self.registers) {
+                    // The read waits for its clock (frames given without
+                    // clocks: read at once).
+                    match header_clock {
+                        Some(_) => self.learn_queue.fcn_reads.push_back(read),
+                        None => self.answer_fcn_read(&read),
+                    }
+                }
                 return ModelOutput {
                     parsed,
                     emitted: Vec::new(),
@@ -1294,10 +1342,14 @@ impl GatewayModel {
             if let Some(msg) = crate::proxy_rx::claim(&frame.data, &self.registers) {
                 self.count(offset::PROXY_RX_RECEIVED);
                 let clock = header_clock.unwrap_or(self.lh_clock);
-                let flows = &self.flows;
-                let flow = |key: &FlowKey| flows.get(key).map(|v| v.sqp);
-                self.proxy_rx
-                    .received(&msg, clock, flow, &self.lh, &mut self.registers);
+                if let Some(read) = self.proxy_rx.received(&msg, clock, &mut self.registers) {
+                    // The read waits for its clock (frames given without
+                    // clocks: read at once).
+                    match header_clock {
+                        Some(_) => self.learn_queue.reads.push_back(read),
+                        None => self.answer_proxy_read(&read),
+                    }
+                }
                 return ModelOutput {
                     parsed,
                     emitted: Vec::new(),

@@ -51,6 +51,8 @@ pub const TOP_DELAY: u64 = 9;
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Tracked {
     key: FlowKey,
+    /// The flow's place in the table when it was told (`Packet::place`).
+    place: Option<u32>,
     time_us: u32,
     qd: u32,
     row: u8,
@@ -171,6 +173,11 @@ pub struct Packet {
     /// leave as a CN message to it (generation on, untagged frame, a
     /// prefix -> proxy table entry covers the sender).
     pub proxy: Option<Ipv6Addr>,
+    /// The flow's place in the flow table (its FCN-01 label), which the
+    /// RTL's tracker holds instead of the key: a flow that took the place
+    /// of a tracked one that aged out finds that one's slot. `None`: the
+    /// tracker matches by key.
+    pub place: Option<u32>,
 }
 
 /// PX-01: a notification handed to the CN generator instead of sent.
@@ -618,10 +625,12 @@ impl LonghaulModel {
             0 => r.reg(offset::PORT0_RTT_EST_US),
             v => v,
         };
-        let hit = self
-            .tracker
-            .iter()
-            .position(|t| t.as_ref().is_some_and(|t| t.key == pkt.key));
+        let hit = self.tracker.iter().position(|t| {
+            t.as_ref().is_some_and(|t| match (t.place, pkt.place) {
+                (Some(a), Some(b)) => a == b,
+                _ => t.key == pkt.key,
+            })
+        });
         if let Some(h) = hit {
             if now.wrapping_sub(self.tracker[h].as_ref().unwrap().time_us) < interval {
                 regs.count(offset::LH_CNP_SUPPRESSED);
@@ -674,6 +683,7 @@ impl LonghaulModel {
         }
         self.tracker[hit.or(free).unwrap()] = Some(Tracked {
             key: pkt.key,
+            place: pkt.place,
             time_us: now,
             qd,
             row,

@@ -40,7 +40,6 @@
 use crate::bucket::{depth_of, TokenBucket};
 use crate::longhaul::{gw_ipv6, Notification, Registers, RegistersMut};
 use crate::proxy::{request, ProxyRequest, Reject};
-use cngw_packet::flow_key::FlowKey;
 use cngw_packet::proxy_cn::ProxyCnMessage;
 use cngw_regmap::{feature, offset, proxy};
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -138,6 +137,19 @@ fn walk(frame: &[u8], b: &[u8; WALK_BYTES], udp: usize) -> Walked {
 }
 
 /// The proxy's translation of received CN messages.
+/// A CN message that passed the checks, waiting for its flow-table read:
+/// the RTL's translator asks for the read in clock `ready` (the clock after
+/// `msg_valid`) and gets it in the first clock from then on in which no
+/// data-path look-up, learning request or Fast CNP read takes the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProxyRead {
+    /// The first clock the read may take the table.
+    pub ready: u64,
+    /// The decision clock (`msg_valid`): the CNP's timestamp.
+    pub clock: u64,
+    pub request: ProxyRequest,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct ProxyRxModel {
     reset_clock: u64,
@@ -157,22 +169,21 @@ impl ProxyRxModel {
     }
 
     /// A claimed CN message whose parsed header came in absolute clock
-    /// `header_clock`; `flow` gives the learned source QP of a flow in the
-    /// table (`Some(None)`: present without one).
+    /// `header_clock`: the checks and the bucket; a message that passes
+    /// them is a flow-table read, returned, which [`Self::answer`] finishes
+    /// with the table as the read finds it.
     pub fn received(
         &mut self,
         msg: &Received,
         header_clock: u64,
-        flow: impl Fn(&FlowKey) -> Option<Option<u32>>,
-        lh: &crate::longhaul::LonghaulModel,
         regs: &mut dyn RegistersMut,
-    ) {
+    ) -> Option<ProxyRead> {
         if self
             .last_walk
             .is_some_and(|t| header_clock < t + WALK_CLOCKS)
         {
             regs.count(offset::PROXY_RX_BUSY);
-            return;
+            return None;
         }
         self.last_walk = Some(header_clock);
         let clock = header_clock + WALK_CLOCKS;
@@ -180,13 +191,13 @@ impl ProxyRxModel {
         let req = match msg.walked {
             Walked::Malformed => {
                 regs.count(offset::PROXY_RX_MALFORMED);
-                return;
+                return None;
             }
             _ if r.reg(offset::PROXY_CONTROL) & proxy::FILTER != 0
                 && !crate::fcn_rx::in_domain(msg.src, r) =>
             {
                 regs.count(offset::PROXY_RX_OUT_OF_DOMAIN);
-                return;
+                return None;
             }
             Walked::Refused(e) => {
                 regs.count(match e {
@@ -194,7 +205,7 @@ impl ProxyRxModel {
                     Reject::NoBth => offset::PROXY_RX_NO_BTH,
                     Reject::Mismatch => offset::PROXY_RX_MISMATCH,
                 });
-                return;
+                return None;
             }
             Walked::Flow(req) => req,
         };
@@ -204,11 +215,29 @@ impl ProxyRxModel {
             let depth = depth_of(r.reg(offset::PROXY_RX_BUCKET_DEPTH));
             if self.bucket.tokens_at(k, depth, refill) == 0 {
                 regs.count(offset::PROXY_RX_RATE_LIMITED);
-                return;
+                return None;
             }
             self.bucket.take(k, depth);
         }
-        let Some(sqp) = flow(&req.key) else {
+        Some(ProxyRead {
+            ready: clock + 1,
+            clock,
+            request: req,
+        })
+    }
+
+    /// The flow-table read of `read` done: `sqp` is the learned source QP
+    /// of its flow (`None`: not in the table; `Some(None)`: present
+    /// without one). A standard CNP (or the format table's Long-haul
+    /// format) to the flow's sender, or the count of why not.
+    pub fn answer(
+        &mut self,
+        read: &ProxyRead,
+        sqp: Option<Option<u32>>,
+        lh: &crate::longhaul::LonghaulModel,
+        regs: &mut dyn RegistersMut,
+    ) {
+        let Some(sqp) = sqp else {
             regs.count(offset::PROXY_RX_UNKNOWN_FLOW);
             return;
         };
@@ -216,6 +245,8 @@ impl ProxyRxModel {
             regs.count(offset::PROXY_RX_NO_SQP);
             return;
         };
+        let r = regs.view();
+        let (req, clock) = (&read.request, read.clock);
         let sender = req.key.sip.to_be_bytes();
         let format = crate::longhaul::proxy_format(sender.into(), r);
         let frame = lh

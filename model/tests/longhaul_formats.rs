@@ -243,6 +243,7 @@ fn packet(src: IpAddr, dqp: u32) -> Packet {
         window_bytes: 0,
         rate_fell: false,
         proxy: None,
+        place: None,
     }
 }
 

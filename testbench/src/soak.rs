@@ -2,12 +2,14 @@
 //! with the features on together, for as many clocks as asked, in bounded
 //! memory.
 //!
-//! One gateway plays the roles [`ROLE`] names, with the features of
-//! [`FEATURES`] (five of six; what is left out and why is there): the
-//! congested WAN node (Long-haul marking and CNPs with a format table and
-//! extension objects, two-threshold pre-ECN marking, Fast CNPs, Rate
-//! Advice to capable senders), the egress PE (VXLAN to this gateway
-//! decapsulated) and source-QP learning from CM exchanges and PSNs. The
+//! One gateway plays the roles [`ROLE`] names, with every feature on
+//! ([`FEATURES`], [`SoakRole`]): the congested WAN node (Long-haul marking
+//! and CNPs with a format table and extension objects, two-threshold
+//! pre-ECN marking, Fast CNPs, Rate Advice to capable senders, CN messages
+//! to the senders' proxies), the Fast CNP ingress PE and the proxy (standard
+//! CNPs for Fast CNPs and CN messages received), the egress PE (VXLAN to
+//! this gateway decapsulated) and source-QP learning from CM exchanges and
+//! PSNs. The
 //! ingress PE's encapsulation (`TUNNEL_CONTROL.ingress_pe`) is left out:
 //! it changes every frame toward the WAN and takes the CE marker's clock
 //! away from the testbench (see `StreamOptions::marker_shadow`), so it
@@ -59,33 +61,24 @@ use std::time::{Duration, Instant};
 
 /// The roles the soak's gateway plays at once (see the module text).
 pub const ROLE: &str = "congested WAN node (Long-haul marking and CNPs with a format table and \
-extension objects, pre-ECN two-threshold marking, Fast CNPs, Rate Advice) + egress PE + \
-source-QP learning (CM, PSN)";
+extension objects, pre-ECN two-threshold marking, Fast CNPs, Rate Advice, CN messages to the \
+senders' proxies) + Fast CNP ingress PE + proxy + egress PE + source-QP learning (CM, PSN)";
 
-/// `FEATURE_ENABLE` of the soak: five of the six features. What the soak
-/// found, each reproduced by an ignored test in `testbench/tests/soak.rs`
-/// (docs/decisions.md, "Soak"):
-/// - `PROXY_CN` is off: with `PROXY_CONTROL.generate` the Long-haul
-///   notifications of RTL and model differ (seed 1); as a proxy
-///   (`enable | filter`) the standard CNPs for received CN messages differ
-///   (seed 5).
-/// - The Fast CNP ingress PE (`FCN_CONTROL.ingress_pe`) matches with the
-///   notifications to the gateway `RX_NOTE_SPACING` (300 clocks) apart, in a test of
-///   its own.
-/// - Resumes due together leave the model's controller one clock apart,
-///   the RTL's two clocks apart; a Resume due in the clock of its flow's
-///   CNP (a CNP below K_min) is decided in that clock by the model, in the
-///   next by the RTL. Only the timestamp object shows it, so the soak's
-///   Long-haul CNPs carry none ([`SoakRole::timestamps`]); before that was
-///   understood, the CNPs below K_min were kept out of the traffic too
-///   (no CE from the senders, a growth threshold of 70 MB above every level
-///   below K_min, T2 = K_min and an average that follows the depth within
-///   a microsecond, before the chunk's first frame).
+/// `FEATURE_ENABLE` of the soak: every feature. (What the first runs left
+/// out, and the differences they found, are in docs/decisions.md, "Soak".)
+/// The default [`SoakRole`] also turns on the Fast CNP ingress PE
+/// (`FCN_CONTROL.ingress_pe`), CN messages to proxies and the proxy
+/// (`PROXY_CONTROL.generate | enable | filter`), the timestamp object on
+/// the Long-haul CNPs, CE-marked frames from the senders and a growth
+/// threshold (50 MB) below K_min, so CNPs are also decided below K_min.
+/// Fast CNPs and CN messages to the gateway still come `RX_NOTE_SPACING`
+/// (300 clocks) apart.
 pub const FEATURES: u32 = feature::LH_ECN_MARK
     | feature::LH_CNP
     | feature::FAST_CNP
     | feature::PRE_ECN
-    | feature::RATE_ADVICE;
+    | feature::RATE_ADVICE
+    | feature::PROXY_CN;
 
 /// This gateway's addresses.
 const GW6: Ipv6Addr = Ipv6Addr::new(0xfd00, 0xb, 0, 0, 0, 0, 0, 1);
@@ -103,14 +96,15 @@ const PES: [Ipv6Addr; 3] = [
 ];
 /// Pre-ECN thresholds (bytes).
 const T1: u32 = 20_000_000;
-/// T2 at K_min (62.5 MB, its reset value): the two-threshold marker's CE
-/// never falls on a frame while the depth is below K_min (see
-/// [`FEATURES`]: a CNP below K_min).
-const T2: u32 = 62_500_000;
+/// T2 below K_min (62.5 MB): the two-threshold marker's CE falls on frames
+/// while the depth (61 MB) is below K_min, and the controller decides CNPs
+/// for them.
+const T2: u32 = 50_000_000;
 const TMAX: u32 = 100_000_000;
 /// Queue depths the telemetry input takes: below T1, between T1 and T2
-/// (= K_min, 62.5 MB), between K_min and Tmax, between Tmax and K_max
-/// (125 MB), above K_max, in severity row 1 (150 MB) and row 2 (200 MB).
+/// (50 MB), between T2 and K_min (62.5 MB), between K_min and Tmax, between
+/// Tmax and K_max (125 MB), above K_max, in severity row 1 (150 MB) and row
+/// 2 (200 MB).
 const LEVELS: [u32; 9] = [
     0,
     10_000_000,
@@ -154,22 +148,26 @@ pub struct SoakOptions {
     pub role: SoakRole,
 }
 
-/// The parts of the configuration and traffic a run may change, to
-/// reproduce what the soak found with a part it leaves out ([`FEATURES`]).
+/// The parts of the configuration and traffic a run may change (to
+/// reproduce a finding with a part left out, or as it was found).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SoakRole {
     /// `FEATURE_ENABLE`.
     pub features: u32,
-    /// `FCN_CONTROL` (the soak: the congested WAN node's Fast CNPs).
+    /// `FCN_CONTROL` (the soak: the congested WAN node's Fast CNPs with
+    /// the label copied, and the ingress PE).
     pub fcn_control: u32,
-    /// `PROXY_CONTROL` (acts with `feature::PROXY_CN` only).
+    /// `PROXY_CONTROL` (acts with `feature::PROXY_CN` only; the soak:
+    /// generating, receiving, border filter).
     pub proxy_control: u32,
-    /// `PORT0_V_GROWTH_BYTES` (the soak: 70 MB, above every level below K_min).
+    /// `PORT0_V_GROWTH_BYTES` (the soak: 50 MB, so a step from below T1 to
+    /// 61 MB triggers a CNP below K_min; 70 MB would be above every level
+    /// below K_min).
     pub growth_bytes: u32,
-    /// The flows' senders send CE-marked frames too (the soak: no).
+    /// The flows' senders send CE-marked frames too (the soak: yes).
     pub sender_ce: bool,
     /// The Long-haul CNPs carry the timestamp object, their decision
-    /// clock (the soak: no, see [`FEATURES`]).
+    /// clock (the soak: yes; every Resume's clock is then compared).
     pub timestamps: bool,
     /// The random RoCEv2 frames among the traffic (and the malformed ones
     /// built from them) come from `(hosts, qps)` ([`random_mix_among`]; the
@@ -183,11 +181,11 @@ impl Default for SoakRole {
     fn default() -> Self {
         SoakRole {
             features: FEATURES,
-            fcn_control: fcn_control::WAN_NODE | fcn_control::COPY_LABEL,
-            proxy_control: proxy::ENABLE | proxy::FILTER,
-            growth_bytes: 70_000_000,
-            sender_ce: false,
-            timestamps: false,
+            fcn_control: fcn_control::WAN_NODE | fcn_control::COPY_LABEL | fcn_control::INGRESS_PE,
+            proxy_control: proxy::ENABLE | proxy::FILTER | proxy::GENERATE,
+            growth_bytes: 50_000_000,
+            sender_ce: true,
+            timestamps: true,
             random_flows: Some(RANDOM_FLOWS),
         }
     }
@@ -409,7 +407,7 @@ fn builder(src: IpAddr, dst: IpAddr) -> RoceFrameBuilder {
 
 /// A data frame of `f` toward the WAN: random ECN, PSN and size.
 fn data_frame(f: &Flow, ce: bool, rng: &mut StdRng) -> Vec<u8> {
-    // No CE from the senders: see `FEATURES` (a CNP below K_min).
+    // With `ce`, CE from the senders too (a CNP below K_min).
     let ecn = if ce {
         [Ecn::Ect0, Ecn::Ect1, Ecn::NotEct, Ecn::Ce][rng.gen_range(0..4)]
     } else {
@@ -1001,6 +999,16 @@ pub fn run_with(
         }
     }
     compare_counters(&mut gw, &m).map_err(|e: Mismatch| {
+        if std::env::var_os("CNGW_SOAK_DEBUG").is_some() {
+            // Every counter that differs (the run is over: reading them
+            // changes nothing compared).
+            for (name, off, v) in m.counters() {
+                let rtl = gw.csr_read(off).ok();
+                if rtl != Some(v) && !crate::scoreboard::MOVING_GAUGES.contains(&off) {
+                    eprintln!("counter {name}: RTL {rtl:?}, model {v}");
+                }
+            }
+        }
         let mut r = report.clone();
         r.mismatches = 1;
         Box::new(SoakFailure {

@@ -339,6 +339,56 @@ fn px_01_a_congested_gateway_tells_the_senders_proxy() {
     }
 }
 
+/// PX-01 with LH-09's bucket: a notification handed to the CN generator
+/// takes the Long-haul bucket's token as one sent directly (the decision is
+/// the controller's, docs/decisions.md). Two tokens, no refill to speak of:
+/// a covered sender (CN message), an uncovered one (direct CNP), and every
+/// later decision is rate-limited. (The RTL once let the CN message go
+/// without a token; the soak found it.)
+#[test]
+fn px_01_cn_messages_take_the_long_haul_buckets_tokens() {
+    let (mut gw, mut m) = gateway_a(proxy::GENERATE | proxy::FILTER, (0, 8));
+    for (off, v) in [
+        (offset::LH_BUCKET_REFILL_CLOCKS, 10_000_000),
+        (offset::LH_BUCKET_DEPTH, 2),
+    ] {
+        both(&mut gw, &mut m, off, v);
+    }
+    let fl = flows();
+    // 10.1.0.7 (proxy P4), 10.2.0.8 and fd00:9::1 (no proxy), 10.1.5.3
+    // (proxy P6), each twice, 2 us apart (the flow interval is 1 us).
+    let order = [0usize, 6, 7, 2, 0, 6, 7, 2];
+    let dc = order
+        .iter()
+        .enumerate()
+        .map(|(i, &f)| {
+            (
+                700 * i as u64,
+                Frame::new(data_frame(&fl[f], i as u32, 200)),
+            )
+        })
+        .collect();
+    let schedule = Schedule {
+        inputs: vec![(InPort::DcRx, dc)],
+        depth_steps: vec![DepthStep {
+            cycle: 0,
+            bytes: 150_000_000,
+        }],
+        end_cycle: None,
+    };
+    let run = check_scheduled(&mut gw, &mut m, &schedule, StreamOptions::line_rate())
+        .unwrap_or_else(|e| panic!("{e}"));
+    for (name, off, want) in [
+        ("CN messages", offset::PROXY_TX_SENT, 1),
+        ("direct notifications", offset::LH_CNP_SENT, 1),
+        ("rate-limited", offset::LH_CNP_RATE_LIMITED, 6),
+    ] {
+        assert_eq!(gw.csr_read(off).unwrap(), want, "RTL {name}");
+        assert_eq!(m.read_register(off), Some(want), "model {name}");
+    }
+    assert_eq!(cn_messages(&run).len(), 1);
+}
+
 /// PX-04: generation is off after reset and without `generate`: the same
 /// table and congestion give the senders their usual notifications.
 #[test]

@@ -69,8 +69,8 @@ fn to_json(r: &SoakReport) -> String {
 
 fn print_human(asked: u64, r: &SoakReport) {
     println!(
-        "cngw bench --soak: {asked} clocks of random mixed traffic, seed {}, five of the six \
-         features on (FEATURE_ENABLE {FEATURES:#x}); roles: {ROLE}; the RTL against the \
+        "cngw bench --soak: {asked} clocks of random mixed traffic, seed {}, every feature \
+         on (FEATURE_ENABLE {FEATURES:#x}); roles: {ROLE}; the RTL against the \
          reference model",
         r.seed
     );

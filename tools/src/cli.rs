@@ -687,7 +687,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 5, requires = "flow_table",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub seeds: u32,
-    /// Instead of the line-rate rows: soak the gateway with five of the six features on for CYCLES clocks
+    /// Instead of the line-rate rows: soak the gateway with every feature on for CYCLES clocks
     /// (1,000 .. 10^12) of random mixed traffic in both directions with idle clocks,
     /// backpressure and a moving queue depth, the RTL against the reference model frame for
     /// frame and counter for counter; fails at the first difference.

@@ -583,7 +583,9 @@ impl Logic for LhController {
         self.bucket.reset.next = self.reset.val();
         self.bucket.refill_clocks.next = self.refill_clocks.val();
         self.bucket.depth.next = self.bucket_depth.val();
-        self.bucket.take.next = self.push.val();
+        // A decision handed to the CN generator (PX-01) takes its token
+        // like one sent directly.
+        self.bucket.take.next = self.push.val() | self.px_go.val();
 
         self.cnp_sent.next = self.cnp_count.q.val();
         self.resume_sent.next = self.resume_count.q.val();
