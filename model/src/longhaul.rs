@@ -452,7 +452,18 @@ impl LonghaulModel {
                 continue;
             }
             if self.tokens_at(k, regs) == 0 {
-                k = self.next_refill(k, regs);
+                // The Resume waits for a token; a slot before it in the
+                // tracker that falls ready meanwhile is served first (the
+                // RTL looks at the lowest ready slot in every clock).
+                let refill = self.next_refill(k, regs);
+                let sooner = self
+                    .tracker
+                    .iter()
+                    .flatten()
+                    .map(ready)
+                    .filter(|&r| r > k)
+                    .min();
+                k = sooner.map_or(refill, |r| r.min(refill));
                 continue;
             }
             let t = self.tracker[slot].take().unwrap();
