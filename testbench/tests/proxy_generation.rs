@@ -214,6 +214,18 @@ fn cn_messages(run: &ScheduledCapture) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// dc_rx frames `dc` with the queue above K_max from the first clock.
+fn congested(dc: Vec<(u64, Frame)>) -> Schedule {
+    Schedule {
+        inputs: vec![(InPort::DcRx, dc)],
+        depth_steps: vec![DepthStep {
+            cycle: 0,
+            bytes: 150_000_000,
+        }],
+        end_cycle: None,
+    }
+}
+
 /// Random traffic of the eight flows while the queue is congested.
 fn traffic(rng: &mut StdRng, n: usize, gap: u64) -> (Schedule, Vec<Vec<u8>>) {
     let fl = flows();
@@ -233,14 +245,7 @@ fn traffic(rng: &mut StdRng, n: usize, gap: u64) -> (Schedule, Vec<Vec<u8>>) {
         dc.push((t, Frame::new(d)));
         t += rng.gen_range(0..=gap);
     }
-    let schedule = Schedule {
-        inputs: vec![(InPort::DcRx, dc)],
-        depth_steps: vec![DepthStep {
-            cycle: 0,
-            bytes: 150_000_000,
-        }],
-        end_cycle: None,
-    };
+    let schedule = congested(dc);
     (schedule, sent)
 }
 
@@ -368,14 +373,7 @@ fn px_01_cn_messages_take_the_long_haul_buckets_tokens() {
             )
         })
         .collect();
-    let schedule = Schedule {
-        inputs: vec![(InPort::DcRx, dc)],
-        depth_steps: vec![DepthStep {
-            cycle: 0,
-            bytes: 150_000_000,
-        }],
-        end_cycle: None,
-    };
+    let schedule = congested(dc);
     let run = check_scheduled(&mut gw, &mut m, &schedule, StreamOptions::line_rate())
         .unwrap_or_else(|e| panic!("{e}"));
     for (name, off, want) in [
