@@ -173,7 +173,7 @@ struct LearnQueue {
     /// binding.
     fcn_reads: VecDeque<crate::fcn_rx::FcnRead>,
     /// PX-02: the proxy's flow-table reads likewise, after those.
-    reads: VecDeque<crate::proxy_rx::ProxyRead>,
+    proxy_reads: VecDeque<crate::proxy_rx::ProxyRead>,
 }
 
 /// The register file, as the second-level model reads it.
@@ -478,7 +478,7 @@ impl GatewayModel {
             let ready = |w: &VecDeque<(u64, Binding)>| w.front().map(|&(r, _)| r);
             let (cm, psn) = (ready(&q.waiting), ready(&q.psn_waiting));
             let fcn = q.fcn_reads.front().map(|r| r.ready);
-            let read = q.reads.front().map(|r| r.ready);
+            let read = q.proxy_reads.front().map(|r| r.ready);
             let Some(first) = cm.into_iter().chain(psn).chain(fcn).chain(read).min() else {
                 break;
             };
@@ -499,7 +499,7 @@ impl GatewayModel {
                 self.answer_fcn_read(&r);
                 continue;
             } else {
-                let r = q.reads.pop_front().expect("a waiting read");
+                let r = q.proxy_reads.pop_front().expect("a waiting read");
                 self.answer_proxy_read(&r);
                 continue;
             };
@@ -697,6 +697,9 @@ impl GatewayModel {
         self.fcn_rx = crate::fcn_rx::FcnRxModel::new(clock);
         self.proxy_rx = crate::proxy_rx::ProxyRxModel::new(clock);
         self.proxy_tx = crate::proxy_tx::ProxyTxModel::new(clock);
+        // A reset empties the translators' read queues.
+        self.learn_queue.fcn_reads.clear();
+        self.learn_queue.proxy_reads.clear();
         self.lh_clock = clock;
         self.windows.clear();
         self.ra_law = Default::default();
@@ -803,7 +806,7 @@ impl GatewayModel {
     /// [`GatewayModel::advance_to`]) is answered first, from the table as
     /// it is.
     pub fn take_proxy_cnps(&mut self) -> Vec<Notification> {
-        while let Some(r) = self.learn_queue.reads.pop_front() {
+        while let Some(r) = self.learn_queue.proxy_reads.pop_front() {
             self.answer_proxy_read(&r);
         }
         self.proxy_rx.take()
@@ -1346,7 +1349,7 @@ impl GatewayModel {
                     // The read waits for its clock (frames given without
                     // clocks: read at once).
                     match header_clock {
-                        Some(_) => self.learn_queue.reads.push_back(read),
+                        Some(_) => self.learn_queue.proxy_reads.push_back(read),
                         None => self.answer_proxy_read(&read),
                     }
                 }
