@@ -144,7 +144,6 @@ pub fn prefix_covers(src: Ipv6Addr, r: &dyn Registers, prefix: u32, control: u32
     (u128::from(src) ^ u128::from_be_bytes(p)) & mask == 0
 }
 
-/// The ingress PE's translation of received Fast CNPs.
 /// A Fast CNP that passed the checks, waiting for the read of its label's
 /// place: the translator shows it on `rd_valid` from clock `ready` (the
 /// clock after `msg_valid`), and the gateway grants it in the first clock
@@ -160,6 +159,7 @@ pub struct FcnRead {
     pub place: Location,
 }
 
+/// The ingress PE's translation of received Fast CNPs.
 #[derive(Clone, Debug, Default)]
 pub struct FcnRxModel {
     reset_clock: u64,

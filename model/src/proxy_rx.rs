@@ -136,7 +136,6 @@ fn walk(frame: &[u8], b: &[u8; WALK_BYTES], udp: usize) -> Walked {
     }
 }
 
-/// The proxy's translation of received CN messages.
 /// A CN message that passed the checks, waiting for its flow-table read:
 /// the RTL's translator asks for the read in clock `ready` (the clock after
 /// `msg_valid`) and gets it in the first clock from then on in which no
@@ -150,6 +149,7 @@ pub struct ProxyRead {
     pub request: ProxyRequest,
 }
 
+/// The proxy's translation of received CN messages.
 #[derive(Clone, Debug, Default)]
 pub struct ProxyRxModel {
     reset_clock: u64,
