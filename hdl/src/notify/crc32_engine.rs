@@ -2,14 +2,14 @@
 //! 512-bit beat stream, 64 bytes per clock, any message length.
 //!
 //! ```text
-//!                +-------------------------+
-//!  data       -->| beat: state = A64*s ^   |
-//!  keep       -->|   B64*(data & lanes)    |--> crc        (CRC-32/IEEE, final xor applied)
-//!  valid      -->|                         |--> crc_valid  (one-clock pulse per message)
-//!  first      -->| tail: crc = ~A^-m*state |
-//!  last       -->|   (m = 64 - bytes in    |
-//!  start_lane -->|    the last beat)       |
-//!                +-------------------------+
+//!                +--------------------------------------------+
+//!  data       -->| 1 lanes: bytes outside the message zeroed; |
+//!  keep       -->|   m (zero bytes after the end), A64*s0(L)  |--> crc        (CRC-32/IEEE, final xor applied)
+//!  valid      -->| 2 shares: B64*d in 16 x 32 word parities   |--> crc_valid  (one-clock pulse per message)
+//!  first      -->| 3 loop: s = A64*s ^ (xor of the shares)    |
+//!  last       -->| 4-6 tail: crc = ~A^-m * s, three 4-way     |
+//!  start_lane -->|   steps (m = 64 - bytes in the last beat)  |
+//!                +--------------------------------------------+
 //! ```
 //! Byte `i` of a beat is `data[8i+7:8i]`. `keep` is packed: every beat but
 //! the last carries 64 bytes, the last carries lanes `0..n-1` (1 <= n <= 64)
@@ -20,39 +20,40 @@
 //! Ethernet frame beats without realigning them (see `icrc_masker.rs`).
 //! There is no `ready`: one beat per clock, never a stall.
 //!
-//! Latency two clocks: when the last beat is taken at a clock edge, `crc`
-//! and `crc_valid` change at the second edge after it, and `crc_valid` stays
-//! high for one clock. Back-to-back messages, a one-beat message on every
-//! clock included, each get their pulse. A synchronous `reset` cancels any
-//! pending result.
+//! Latency six clocks ([`LATENCY`]): when the last beat is taken at a clock
+//! edge, `crc` and `crc_valid` change at the sixth edge after it, and
+//! `crc_valid` stays high for one clock. Back-to-back messages, a one-beat
+//! message on every clock included, each get their pulse. A synchronous
+//! `reset` cancels any pending result.
 //!
 //! How (IEEE 802.3 clause 3.2.9 CRC; IBTA Annex A17.4.1 for its use as the
 //! ICRC): the CRC register update is linear over GF(2), so 64 bytes at once
 //! is `s' = A64*s ^ B64*d` with matrices computed in Rust at construction; each
 //! output bit is the parity of the state and data bits its row selects. The
 //! last beat is processed as a full beat with its unused lanes zeroed, which
-//! is the true state advanced by `m = 64 - n` zero bytes; the tail stage
+//! is the true state advanced by `m = 64 - n` zero bytes; the tail
 //! multiplies by `A^-m` (the CRC step with a zero byte is invertible since the
-//! polynomial has a constant term) to undo them. That costs one 32x32 matrix
+//! polynomial has a constant term) to undo them. That costs a 32x32 matrix
 //! selected by `m` after the loop instead of a byte-count-dependent data path:
-//! no byte shifter, no per-length data matrices. A message starting at lane
-//! `L` uses the start state `A^-L * 0xFFFFFFFF` the same way. The 6-bit `m`
-//! and `L` pick each matrix entry through a 64-entry constant (one 6-input
-//! LUT each).
+//! no byte shifter, no per-length data matrices. `A^-m` is applied as
+//! `A^-16a * A^-4b * A^-c` (`m = 16a + 4b + c`), one factor per stage: each
+//! stage computes its three constant products and picks one by two bits of
+//! `m` (so `m` drives 32 selectors per stage). A message starting at lane `L` starts from `s0(L) = A^-L *
+//! 0xFFFFFFFF`; its first beat's state part `A64 * s0(L)` is a constant
+//! picked by `L` in stage 1, so the loop never sees `L`.
 //!
-//! Logic (counted by `lh_12_xor_budget_is_as_documented`): the beat stage has
-//! 32 parity trees over 8,512 inputs in all (523 state bits, 7,989 data bits
-//! ANDed with their lane's keep; 266 per output bit), the tail 32 trees of
-//! 32 inputs fed by 1,024 entry selectors, plus 32 start-state selectors and
-//! the last-lane encoder (one-hot, then six 32-input ORs). Measured with
-//! Yosys 0.70 (`synth_xilinx -family xcup`, flattened): about 4,050 LUTs
-//! (1,356 of them LUT6), 164 MUXF7/F8 and 72 flip-flops; the worst path is 6
-//! LUT6 levels (in the tail). ECP5-5G, placed and routed out of context with
-//! nextpnr: 154 MHz, limited by the tail (`tail_zero_bytes` fans out to the
-//! 1,024 selectors); the beat stage alone reaches 189 MHz on its state loop.
-//! If a faster clock is needed: split the tail in two 8-way stages (latency
-//! 3, the loop then limits), then register `B64*d` ahead of the loop
-//! (latency 4) so the loop is a 16-input parity.
+//! Pipelined for the 200 MHz of issue 7 (HW-05): the data part `B64*d`
+//! (7,989 inputs, 266 per output bit) is two stages ahead of the loop, as
+//! sixteen registered 32-bit shares per output bit, so the loop is the
+//! parity of about 16 state bits and 16 shares (three LUT4 levels, as with
+//! eight 64-bit shares, whose own trees were one level deeper); the tail reads a copy of the state
+//! register, so the loop's register drives the loop only. Logic (counted by
+//! `lh_12_xor_budget_is_as_documented`): 523 state and 7,989 data parity
+//! inputs, 9 constant 32x32 tail products, the last-lane encoder (one-hot, then six
+//! 32-input ORs) and 32 first-beat selectors. Measured figures are in
+//! docs/performance.md ("Synthesis"). The two-clock version before it (the
+//! whole beat update in the loop, one 64-way tail) routed at 162.6 MHz on
+//! the ECP5.
 //!
 //! Issue 4: the ICRC of generated RoCEv2 notifications (LH-12; the Long-haul
 //! CNP draft's RoCEv2 format, the standard CNP of FCN-05, Rate Advice).
@@ -65,6 +66,9 @@ pub const POLY_REFLECTED: u32 = 0xEDB8_8320;
 pub const CRC_INIT: u32 = 0xFFFF_FFFF;
 /// Bytes per beat.
 pub const BEAT_BYTES: usize = 64;
+/// Clocks from the edge that takes a message's last beat to the edge that
+/// raises its `crc_valid`.
+pub const LATENCY: usize = 6;
 
 /// The raw CRC register after `bytes` from `state` (no initial value, no
 /// final xor), one bit at a time: the definition the matrices are built from.
@@ -126,39 +130,6 @@ pub fn beat_data_rows() -> [[u64; 8]; 32] {
     rows
 }
 
-/// `A^-m` for every `m` in 0..64, as `entries[32*j + k]` bit `m` = row `j`,
-/// column `k` of `A^-m` (the form the tail stage indexes by `m`).
-pub fn unadvance_entries() -> Vec<u64> {
-    let mut entries = vec![0u64; 32 * 32];
-    for m in 0..64 {
-        for k in 0..32 {
-            let column = crc_register_before_zeros(1 << k, m);
-            for j in 0..32 {
-                if column >> j & 1 != 0 {
-                    entries[32 * j + k] |= 1 << m;
-                }
-            }
-        }
-    }
-    entries
-}
-
-/// Start state for a message beginning at lane `l`, bit `j` in word `j`
-/// bit `l`: `A^-l * 0xFFFFFFFF`, so that the `l` zeroed lanes before it
-/// bring the register to the initial value.
-pub fn start_state_columns() -> [u64; 32] {
-    let mut columns = [0u64; 32];
-    for l in 0..64 {
-        let state = crc_register_before_zeros(CRC_INIT, l);
-        for (j, column) in columns.iter_mut().enumerate() {
-            if state >> j & 1 != 0 {
-                *column |= 1 << l;
-            }
-        }
-    }
-    columns
-}
-
 fn bits512(words: &[u64; 8]) -> Bits<512> {
     let mut v = Bits::<512>::default();
     for (i, &w) in words.iter().enumerate() {
@@ -188,17 +159,43 @@ pub struct Crc32Engine {
     // Matrices (see the module comment).
     state_rows: Vec<Constant<Bits<32>>>,
     data_rows: Vec<Constant<Bits<512>>>,
-    unadvance: Vec<Constant<Bit64>>,
-    start_columns: Vec<Constant<Bit64>>,
+    first_columns: Vec<Constant<Bit64>>,
+    unadvance_1: Vec<Constant<Bits<32>>>,
+    unadvance_4: Vec<Constant<Bits<32>>>,
+    unadvance_16: Vec<Constant<Bits<32>>>,
     // Lane helpers.
     all_lanes: Constant<Bit64>,
     lane_clear: Vec<Constant<Bits<512>>>,
     lanes_with_index_bit: Vec<Constant<Bit64>>,
-    // Beat stage.
+    // Stage 1: the message's bytes of the beat (the rest zeroed).
+    s1_valid: DFF<Bit>,
+    s1_first: DFF<Bit>,
+    s1_last: DFF<Bit>,
+    s1_bytes: DFF<Bits<512>>,
+    s1_zero_bytes: DFF<Bits<6>>,
+    s1_first_part: DFF<Bits<32>>,
+    // Stage 2: 16 x 32 partial parities (bit 32w + j: 32-bit word w's
+    // share of output bit j).
+    s2_valid: DFF<Bit>,
+    s2_first: DFF<Bit>,
+    s2_last: DFF<Bit>,
+    s2_partial: DFF<Bits<512>>,
+    s2_zero_bytes: DFF<Bits<6>>,
+    s2_first_part: DFF<Bits<32>>,
+    // Stage 3: the CRC register (the loop), and a copy of its last value
+    // for the tail (so the loop's register drives the loop only).
     state: DFF<Bits<32>>,
     tail_pending: DFF<Bit>,
+    tail_state: DFF<Bits<32>>,
     tail_zero_bytes: DFF<Bits<6>>,
-    // Tail stage.
+    // Stages 4 and 5: undo `m mod 4`, then `4 * (m / 4 mod 4)` zero bytes.
+    t1_valid: DFF<Bit>,
+    t1_state: DFF<Bits<32>>,
+    t1_zero_bytes: DFF<Bits<4>>,
+    t2_valid: DFF<Bit>,
+    t2_state: DFF<Bits<32>>,
+    t2_zero_bytes: DFF<Bits<2>>,
+    // Stage 6: undo `16 * (m / 16)` zero bytes, final xor.
     crc_out: DFF<Bits<32>>,
     crc_out_valid: DFF<Bit>,
     // Combinational.
@@ -206,16 +203,52 @@ pub struct Crc32Engine {
     message_bytes: Signal<Local, Bits<512>>,
     last_lane: Signal<Local, Bit64>,
     zero_bytes: Signal<Local, Bits<6>>,
-    start_state: Signal<Local, Bits<32>>,
-    state_in: Signal<Local, Bits<32>>,
+    first_part: Signal<Local, Bits<32>>,
+    row_bytes: Signal<Local, Bits<512>>,
+    partial: Signal<Local, Bits<512>>,
     state_part: Signal<Local, Bits<32>>,
     data_part: Signal<Local, Bits<32>>,
-    unadvance_row: Signal<Local, Bits<32>>,
-    unadvanced: Signal<Local, Bits<32>>,
+    by_1: Signal<Local, Bits<32>>,
+    by_2: Signal<Local, Bits<32>>,
+    by_3: Signal<Local, Bits<32>>,
 }
 
 /// 64-bit value (one bit per lane, or one per `m`).
 type Bit64 = Bits<64>;
+
+/// Row `j`'s bit `l` of `A64 * s0(l)`: a first beat's state part, with
+/// `s0(l)` the start state of a message beginning at lane `l`.
+pub fn first_part_columns() -> [u64; 32] {
+    let mut columns = [0u64; 32];
+    for l in 0..64 {
+        let start = crc_register_before_zeros(CRC_INIT, l);
+        let part = crc_register_after(start, &[0; BEAT_BYTES]);
+        for (j, column) in columns.iter_mut().enumerate() {
+            if part >> j & 1 != 0 {
+                *column |= 1 << l;
+            }
+        }
+    }
+    columns
+}
+
+/// `A^-(step * i)` for `i` in 0..4, as `rows[32*i + j]` = row `j` (a
+/// mask over the state) of the matrix; the tail's three 4-way stages use
+/// `step` 1, 4, then 16.
+pub fn unadvance_rows_by(step: usize) -> Vec<u32> {
+    let mut rows = vec![0u32; 4 * 32];
+    for i in 0..4 {
+        for k in 0..32 {
+            let column = crc_register_before_zeros(1 << k, step * i);
+            for j in 0..32 {
+                if column >> j & 1 != 0 {
+                    rows[32 * i + j] |= 1 << k;
+                }
+            }
+        }
+    }
+    rows
+}
 
 impl Default for Crc32Engine {
     fn default() -> Self {
@@ -226,6 +259,11 @@ impl Default for Crc32Engine {
                 Constant::new(bits512(&words))
             })
             .collect();
+        let rows = |rows: Vec<u32>| {
+            rows.into_iter()
+                .map(|r| Constant::new(bits::<32>(r as u64)))
+                .collect()
+        };
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -245,14 +283,13 @@ impl Default for Crc32Engine {
                 .iter()
                 .map(|r| Constant::new(bits512(r)))
                 .collect(),
-            unadvance: unadvance_entries()
-                .into_iter()
-                .map(|e| Constant::new(bits::<64>(e)))
-                .collect(),
-            start_columns: start_state_columns()
+            first_columns: first_part_columns()
                 .iter()
                 .map(|&c| Constant::new(bits::<64>(c)))
                 .collect(),
+            unadvance_1: rows(unadvance_rows_by(1)),
+            unadvance_4: rows(unadvance_rows_by(4)),
+            unadvance_16: rows(unadvance_rows_by(16)),
             all_lanes: Constant::new(bits::<64>(u64::MAX)),
             lane_clear,
             lanes_with_index_bit: (0..6)
@@ -261,21 +298,42 @@ impl Default for Crc32Engine {
                     Constant::new(bits::<64>(lanes.fold(0, |m, l| m | 1 << l)))
                 })
                 .collect(),
+            s1_valid: Default::default(),
+            s1_first: Default::default(),
+            s1_last: Default::default(),
+            s1_bytes: Default::default(),
+            s1_zero_bytes: Default::default(),
+            s1_first_part: Default::default(),
+            s2_valid: Default::default(),
+            s2_first: Default::default(),
+            s2_last: Default::default(),
+            s2_partial: Default::default(),
+            s2_zero_bytes: Default::default(),
+            s2_first_part: Default::default(),
             state: Default::default(),
             tail_pending: Default::default(),
+            tail_state: Default::default(),
             tail_zero_bytes: Default::default(),
+            t1_valid: Default::default(),
+            t1_state: Default::default(),
+            t1_zero_bytes: Default::default(),
+            t2_valid: Default::default(),
+            t2_state: Default::default(),
+            t2_zero_bytes: Default::default(),
             crc_out: Default::default(),
             crc_out_valid: Default::default(),
             lanes_in_message: Default::default(),
             message_bytes: Default::default(),
             last_lane: Default::default(),
             zero_bytes: Default::default(),
-            start_state: Default::default(),
-            state_in: Default::default(),
+            first_part: Default::default(),
+            row_bytes: Default::default(),
+            partial: Default::default(),
             state_part: Default::default(),
             data_part: Default::default(),
-            unadvance_row: Default::default(),
-            unadvanced: Default::default(),
+            by_1: Default::default(),
+            by_2: Default::default(),
+            by_3: Default::default(),
         }
     }
 }
@@ -286,27 +344,47 @@ impl Logic for Crc32Engine {
         dff_setup!(
             self,
             clock,
+            s1_valid,
+            s1_first,
+            s1_last,
+            s1_bytes,
+            s1_zero_bytes,
+            s1_first_part,
+            s2_valid,
+            s2_first,
+            s2_last,
+            s2_partial,
+            s2_zero_bytes,
+            s2_first_part,
             state,
             tail_pending,
+            tail_state,
             tail_zero_bytes,
+            t1_valid,
+            t1_state,
+            t1_zero_bytes,
+            t2_valid,
+            t2_state,
+            t2_zero_bytes,
             crc_out,
             crc_out_valid
         );
         self.crc.next = self.crc_out.q.val();
         self.crc_valid.next = self.crc_out_valid.q.val();
 
-        // Beat stage: bytes of the message in this beat, the rest zeroed.
-        // Computed only on a valid beat, so that a simulator skips the
-        // parity trees on idle clocks (the hardware is the same).
+        // Each stage computes only when its input is valid, so that a
+        // simulator skips the wide logic on idle clocks (the hardware is
+        // the same).
+
+        // Stage 1: the bytes of the message in this beat, the rest zeroed;
+        // the zero bytes after the message in a last beat; a first beat's
+        // state part (a constant picked by the start lane).
         self.lanes_in_message.next = 0.into();
         self.message_bytes.next = 0.into();
         self.last_lane.next = 0.into();
         self.zero_bytes.next = 0.into();
-        self.start_state.next = 0.into();
-        self.state_in.next = 0.into();
-        self.state_part.next = 0.into();
-        self.data_part.next = 0.into();
-        self.tail_pending.d.next = false;
+        self.first_part.next = 0.into();
+        self.s1_valid.d.next = self.valid.val();
         if self.valid.val() {
             self.lanes_in_message.next = self.keep.val();
             if self.first.val() {
@@ -324,66 +402,168 @@ impl Logic for Crc32Engine {
             // complement of the last lane's index; keep is packed, so the last
             // lane is where keep steps down (one-hot, then encoded by OR trees).
             self.last_lane.next = self.keep.val() & !(self.keep.val() >> 1);
-            self.zero_bytes.next = 0.into();
             for b in 0..6 {
                 self.zero_bytes.next = self.zero_bytes.val().replace_bit(
                     b,
                     !(self.last_lane.val() & self.lanes_with_index_bit[b].val()).any(),
                 );
             }
-            self.start_state.next = 0.into();
             for j in 0..32 {
-                self.start_state.next = self.start_state.val().replace_bit(
+                self.first_part.next = self.first_part.val().replace_bit(
                     j,
-                    self.start_columns[j]
+                    self.first_columns[j]
                         .val()
                         .get_bit(self.start_lane.val().index()),
                 );
             }
-            self.state_in.next = self.state.q.val();
-            if self.first.val() {
-                self.state_in.next = self.start_state.val();
-            }
-            self.state_part.next = 0.into();
-            self.data_part.next = 0.into();
-            for j in 0..32 {
-                self.state_part.next = self
-                    .state_part
-                    .val()
-                    .replace_bit(j, (self.state_in.val() & self.state_rows[j].val()).xor());
-                self.data_part.next = self.data_part.val().replace_bit(
-                    j,
-                    (self.message_bytes.val() & self.data_rows[j].val()).xor(),
-                );
-            }
-            self.state.d.next = self.state_part.val() ^ self.data_part.val();
-            self.tail_pending.d.next = self.last.val();
-            self.tail_zero_bytes.d.next = self.zero_bytes.val();
+            self.s1_first.d.next = self.first.val();
+            self.s1_last.d.next = self.last.val();
+            self.s1_bytes.d.next = self.message_bytes.val();
+            self.s1_zero_bytes.d.next = self.zero_bytes.val();
+            self.s1_first_part.d.next = self.first_part.val();
         }
 
-        // Tail stage: undo the zero bytes of the last beat, final xor.
-        self.crc_out_valid.d.next = self.tail_pending.q.val();
-        self.unadvance_row.next = 0.into();
-        self.unadvanced.next = 0.into();
-        if self.tail_pending.q.val() {
+        // Stage 2: each output bit's data parity in sixteen 32-bit shares.
+        self.row_bytes.next = 0.into();
+        self.partial.next = 0.into();
+        self.s2_valid.d.next = self.s1_valid.q.val();
+        if self.s1_valid.q.val() {
             for j in 0..32 {
-                for k in 0..32 {
-                    self.unadvance_row.next = self.unadvance_row.val().replace_bit(
-                        k,
-                        self.unadvance[j * 32 + k]
-                            .val()
-                            .get_bit(self.tail_zero_bytes.q.val().index()),
+                self.row_bytes.next = self.s1_bytes.q.val() & self.data_rows[j].val();
+                for w in 0..16 {
+                    self.partial.next = self.partial.val().replace_bit(
+                        32 * w + j,
+                        self.row_bytes.val().get_bits::<32>(32 * w).xor(),
                     );
                 }
-                self.unadvanced.next = self
-                    .unadvanced
-                    .val()
-                    .replace_bit(j, (self.state.q.val() & self.unadvance_row.val()).xor());
             }
-            self.crc_out.d.next = !self.unadvanced.val();
+            self.s2_first.d.next = self.s1_first.q.val();
+            self.s2_last.d.next = self.s1_last.q.val();
+            self.s2_partial.d.next = self.partial.val();
+            self.s2_zero_bytes.d.next = self.s1_zero_bytes.q.val();
+            self.s2_first_part.d.next = self.s1_first_part.q.val();
+        }
+
+        // Stage 3, the loop: state' = A64 * state ^ B64 * data (A64 * s0
+        // on a first beat, from stage 1).
+        self.state_part.next = 0.into();
+        self.data_part.next = 0.into();
+        self.tail_pending.d.next = false;
+        if self.s2_valid.q.val() {
+            for w in 0..16 {
+                self.data_part.next =
+                    self.data_part.val() ^ self.s2_partial.q.val().get_bits::<32>(32 * w);
+            }
+            if self.s2_first.q.val() {
+                self.state_part.next = self.s2_first_part.q.val();
+            } else {
+                for j in 0..32 {
+                    self.state_part.next = self
+                        .state_part
+                        .val()
+                        .replace_bit(j, (self.state.q.val() & self.state_rows[j].val()).xor());
+                }
+            }
+            self.state.d.next = self.state_part.val() ^ self.data_part.val();
+            self.tail_pending.d.next = self.s2_last.q.val();
+            if self.s2_last.q.val() {
+                self.tail_state.d.next = self.state_part.val() ^ self.data_part.val();
+                self.tail_zero_bytes.d.next = self.s2_zero_bytes.q.val();
+            }
+        }
+
+        // Stages 4 to 6, the tail: undo the m zero bytes of the last beat
+        // (A^-m = A^-(16 * (m / 16)) * A^-(4 * (m / 4 mod 4)) * A^-(m mod 4)),
+        // final xor. Each stage computes its three non-identity products
+        // (constant matrices, 32 parity trees each) and two bits of m pick
+        // one per output bit: m drives 32 four-way selectors per stage, not
+        // every matrix entry.
+        self.by_1.next = 0.into();
+        self.by_2.next = 0.into();
+        self.by_3.next = 0.into();
+        self.t1_valid.d.next = self.tail_pending.q.val();
+        if self.tail_pending.q.val() {
+            for j in 0..32 {
+                self.by_1.next = self.by_1.val().replace_bit(
+                    j,
+                    (self.tail_state.q.val() & self.unadvance_1[32 + j].val()).xor(),
+                );
+                self.by_2.next = self.by_2.val().replace_bit(
+                    j,
+                    (self.tail_state.q.val() & self.unadvance_1[64 + j].val()).xor(),
+                );
+                self.by_3.next = self.by_3.val().replace_bit(
+                    j,
+                    (self.tail_state.q.val() & self.unadvance_1[96 + j].val()).xor(),
+                );
+            }
+            self.t1_state.d.next = self.tail_state.q.val();
+            if self.tail_zero_bytes.q.val().get_bits::<2>(0) == 1 {
+                self.t1_state.d.next = self.by_1.val();
+            } else if self.tail_zero_bytes.q.val().get_bits::<2>(0) == 2 {
+                self.t1_state.d.next = self.by_2.val();
+            } else if self.tail_zero_bytes.q.val().get_bits::<2>(0) == 3 {
+                self.t1_state.d.next = self.by_3.val();
+            }
+            self.t1_zero_bytes.d.next = self.tail_zero_bytes.q.val().get_bits::<4>(2);
+        }
+        self.t2_valid.d.next = self.t1_valid.q.val();
+        if self.t1_valid.q.val() {
+            for j in 0..32 {
+                self.by_1.next = self.by_1.val().replace_bit(
+                    j,
+                    (self.t1_state.q.val() & self.unadvance_4[32 + j].val()).xor(),
+                );
+                self.by_2.next = self.by_2.val().replace_bit(
+                    j,
+                    (self.t1_state.q.val() & self.unadvance_4[64 + j].val()).xor(),
+                );
+                self.by_3.next = self.by_3.val().replace_bit(
+                    j,
+                    (self.t1_state.q.val() & self.unadvance_4[96 + j].val()).xor(),
+                );
+            }
+            self.t2_state.d.next = self.t1_state.q.val();
+            if self.t1_zero_bytes.q.val().get_bits::<2>(0) == 1 {
+                self.t2_state.d.next = self.by_1.val();
+            } else if self.t1_zero_bytes.q.val().get_bits::<2>(0) == 2 {
+                self.t2_state.d.next = self.by_2.val();
+            } else if self.t1_zero_bytes.q.val().get_bits::<2>(0) == 3 {
+                self.t2_state.d.next = self.by_3.val();
+            }
+            self.t2_zero_bytes.d.next = self.t1_zero_bytes.q.val().get_bits::<2>(2);
+        }
+        self.crc_out_valid.d.next = self.t2_valid.q.val();
+        if self.t2_valid.q.val() {
+            for j in 0..32 {
+                self.by_1.next = self.by_1.val().replace_bit(
+                    j,
+                    (self.t2_state.q.val() & self.unadvance_16[32 + j].val()).xor(),
+                );
+                self.by_2.next = self.by_2.val().replace_bit(
+                    j,
+                    (self.t2_state.q.val() & self.unadvance_16[64 + j].val()).xor(),
+                );
+                self.by_3.next = self.by_3.val().replace_bit(
+                    j,
+                    (self.t2_state.q.val() & self.unadvance_16[96 + j].val()).xor(),
+                );
+            }
+            self.crc_out.d.next = !self.t2_state.q.val();
+            if self.t2_zero_bytes.q.val() == 1 {
+                self.crc_out.d.next = !self.by_1.val();
+            } else if self.t2_zero_bytes.q.val() == 2 {
+                self.crc_out.d.next = !self.by_2.val();
+            } else if self.t2_zero_bytes.q.val() == 3 {
+                self.crc_out.d.next = !self.by_3.val();
+            }
         }
         if self.reset.val() {
+            self.s1_valid.d.next = false;
+            self.s2_valid.d.next = false;
             self.tail_pending.d.next = false;
+            self.t1_valid.d.next = false;
+            self.t2_valid.d.next = false;
             self.crc_out_valid.d.next = false;
         }
     }
@@ -427,20 +607,28 @@ mod tests {
 
     #[test]
     fn lh_12_unadvance_undoes_zero_bytes() {
-        let entries = unadvance_entries();
-        let mut rng = XorShift(7);
-        for _ in 0..100 {
-            let state = rng.next() as u32;
-            let m = (rng.next() % 64) as usize;
-            let advanced = crc_register_after(state, &vec![0; m]);
-            let mut back = 0u32;
+        let by_1 = unadvance_rows_by(1);
+        let by_4 = unadvance_rows_by(4);
+        let by_16 = unadvance_rows_by(16);
+        let times = |rows: &[u32], i: usize, v: u32| {
+            let mut out = 0u32;
             for j in 0..32 {
-                let mut parity = 0;
-                for k in 0..32 {
-                    parity ^= (entries[32 * j + k] >> m) as u32 & (advanced >> k) & 1;
-                }
-                back |= parity << j;
+                out |= ((rows[32 * i + j] & v).count_ones() & 1) << j;
             }
+            out
+        };
+        let mut rng = XorShift(7);
+        let ms: Vec<usize> = (0..64)
+            .chain((0..100).map(|_| (rng.next() % 64) as usize))
+            .collect();
+        for m in ms {
+            let state = rng.next() as u32;
+            let advanced = crc_register_after(state, &vec![0; m]);
+            let back = times(
+                &by_16,
+                m / 16,
+                times(&by_4, m / 4 % 4, times(&by_1, m % 4, advanced)),
+            );
             assert_eq!(back, state, "m = {m}");
         }
         assert_eq!(
@@ -527,7 +715,7 @@ mod tests {
             let mut x = sim.init()?;
             let mut next = 0;
             let mut clock = 0;
-            let mut drain = 4;
+            let mut drain = LATENCY + 2;
             while drain > 0 {
                 if next == beats.len() {
                     drain -= 1;
@@ -578,8 +766,8 @@ mod tests {
                 "message {i}: {} bytes from lane {lane}",
                 m.len()
             );
-            // Taken at the edge ending clock `lasts[i]`; out two edges later.
-            assert_eq!(*clock, lasts[i] + 2, "latency of message {i}");
+            // Taken at the edge ending clock `lasts[i]`; out `LATENCY` edges later.
+            assert_eq!(*clock, lasts[i] + LATENCY, "latency of message {i}");
         }
         crcs.last().map_or(0, |c| c.0)
     }

@@ -12,11 +12,11 @@
 //! ```
 //! `icrc` is the value `cngw_packet::icrc::compute_frame` returns; it goes
 //! on the wire least significant byte first, so it drops into the frame's
-//! ICRC lanes as it is. Latency three clocks from the beat holding the last
-//! byte before the ICRC field (one in the masker, two in the engine); a
-//! builder that inserts the ICRC delays its frame by that much (for a
-//! 74-byte CNP the byte before the ICRC is in the second beat, so the
-//! ICRC is known three clocks after that beat). One frame per clock at most,
+//! ICRC lanes as it is. Latency six clocks from the beat holding the last
+//! byte before the ICRC field (`LATENCY`: one in the masker, five in the
+//! engine); a builder that inserts the ICRC delays its frame by that much
+//! (for a 74-byte CNP the byte before the ICRC is in the second beat, so
+//! the ICRC is known six clocks after that beat). One frame per clock at most,
 //! one beat per clock, never stalls. The frame rules are `IcrcMasker`'s.
 //!
 //! Issue 4: the ICRC of generated RoCEv2 notifications (LH-12, FCN-05, RA-03).
@@ -25,6 +25,10 @@ use super::crc32_engine::Crc32Engine;
 use super::icrc_masker::IcrcMasker;
 use crate::stream::axis::AxisTap;
 use rust_hdl::prelude::*;
+
+/// Clocks from the beat holding the last byte before the ICRC field to
+/// `icrc_valid`: the masker's register and the engine's five stages.
+pub const LATENCY: usize = 1 + super::crc32_engine::LATENCY;
 
 #[derive(LogicBlock, Default)]
 pub struct FrameIcrc {
@@ -267,10 +271,10 @@ mod tests {
         assert_eq!(got[1].0, cngw_packet::crc32::crc32_ieee(&message));
     }
 
-    /// The ICRC comes three clocks after the beat holding the byte before it
+    /// The ICRC comes six clocks after the beat holding the byte before it
     /// (here the frame's last beat: no padding, ICRC not split).
     #[test]
-    fn lh_12_frame_icrc_latency_is_three_clocks() {
+    fn lh_12_frame_icrc_latency_is_six_clocks() {
         let frames = vec![
             ipv4().payload_len(30).build(),
             ipv6().payload_len(30).build(),
@@ -282,7 +286,7 @@ mod tests {
         let got = run(frames, |_| false);
         assert_eq!(got.len(), 2);
         for (_, at, last) in got {
-            assert_eq!(at, last + 3);
+            assert_eq!(at, last + LATENCY);
         }
     }
 }

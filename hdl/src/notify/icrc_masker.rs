@@ -99,14 +99,20 @@ pub struct IcrcMasker {
     ff_udp: Constant<Bits<128>>,
     lane_ones: Vec<Constant<Bits<512>>>,
     lane_low_nibbles: Vec<Constant<Bits<512>>>,
-    all_lanes: Constant<Bits<64>>,
-    beat_bytes: Constant<Bits<7>>,
+    lane_index: Vec<Constant<Bits<7>>>,
     // Frame state.
-    beat_index: DFF<Bits<2>>,
+    /// Past beat 0 of a frame; at its beat 1.
+    in_frame: DFF<Bit>,
+    at_beat1: DFF<Bit>,
     message_done: DFF<Bit>,
-    frame_ff: DFF<Bits<128>>,
-    frame_nibble: DFF<Bits<128>>,
+    /// Beat 1's lanes of the masks beat 0 decoded.
+    beat1_ff: DFF<Bits<64>>,
+    beat1_nibble: DFF<Bits<64>>,
     frame_bytes_left: DFF<Bits<16>>,
+    /// The next beat ends the message, and its lanes before the end:
+    /// worked out a beat ahead, so that a later beat's `keep` is one AND.
+    frame_ends: DFF<Bit>,
+    frame_lanes: DFF<Bits<64>>,
     // Registered outputs.
     out_data: DFF<Bits<512>>,
     out_keep: DFF<Bits<64>>,
@@ -126,13 +132,17 @@ pub struct IcrcMasker {
     parsed_nibble: Signal<Local, Bits<128>>,
     parsed_icrc_at: Signal<Local, Bits<16>>,
     // Combinational: this beat.
-    ff: Signal<Local, Bits<128>>,
-    nibble: Signal<Local, Bits<128>>,
     lane_ff: Signal<Local, Bits<64>>,
     lane_nibble: Signal<Local, Bits<64>>,
     masked: Signal<Local, Bits<512>>,
-    bytes_left: Signal<Local, Bits<16>>,
     ends_here: Signal<Local, Bit>,
+    end_lanes: Signal<Local, Bits<64>>,
+    next_left: Signal<Local, Bits<16>>,
+    next_ends: Signal<Local, Bit>,
+    next_lanes: Signal<Local, Bits<64>>,
+    first_lanes: Signal<Local, Bits<64>>,
+    first_next_left: Signal<Local, Bits<16>>,
+    first_next_lanes: Signal<Local, Bits<64>>,
 }
 
 impl Default for IcrcMasker {
@@ -156,13 +166,15 @@ impl Default for IcrcMasker {
             ff_udp: Constant::new(mask128(&UDP_FF_POSITIONS)),
             lane_ones: (0..64).map(|l| Constant::new(lane_bits(l, 0xFF))).collect(),
             lane_low_nibbles: (0..64).map(|l| Constant::new(lane_bits(l, 0x0F))).collect(),
-            all_lanes: Constant::new(bits::<64>(u64::MAX)),
-            beat_bytes: Constant::new(bits::<7>(64)),
-            beat_index: Default::default(),
+            lane_index: (0..64).map(|l| Constant::new(bits::<7>(l))).collect(),
+            in_frame: Default::default(),
+            at_beat1: Default::default(),
             message_done: Default::default(),
-            frame_ff: Default::default(),
-            frame_nibble: Default::default(),
+            beat1_ff: Default::default(),
+            beat1_nibble: Default::default(),
             frame_bytes_left: Default::default(),
+            frame_ends: Default::default(),
+            frame_lanes: Default::default(),
             out_data: Default::default(),
             out_keep: Default::default(),
             out_valid: Default::default(),
@@ -179,13 +191,17 @@ impl Default for IcrcMasker {
             parsed_ff: Default::default(),
             parsed_nibble: Default::default(),
             parsed_icrc_at: Default::default(),
-            ff: Default::default(),
-            nibble: Default::default(),
             lane_ff: Default::default(),
             lane_nibble: Default::default(),
             masked: Default::default(),
-            bytes_left: Default::default(),
             ends_here: Default::default(),
+            end_lanes: Default::default(),
+            next_left: Default::default(),
+            next_ends: Default::default(),
+            next_lanes: Default::default(),
+            first_lanes: Default::default(),
+            first_next_left: Default::default(),
+            first_next_lanes: Default::default(),
         }
     }
 }
@@ -196,11 +212,14 @@ impl Logic for IcrcMasker {
         dff_setup!(
             self,
             clock,
-            beat_index,
+            in_frame,
+            at_beat1,
             message_done,
-            frame_ff,
-            frame_nibble,
+            beat1_ff,
+            beat1_nibble,
             frame_bytes_left,
+            frame_ends,
+            frame_lanes,
             out_data,
             out_keep,
             out_valid,
@@ -275,21 +294,18 @@ impl Logic for IcrcMasker {
         }
         self.parsed_ff.next = self.parsed_ff.val() | (self.ff_udp.val() << self.udp_offset.val());
 
-        // This beat's masks: beat 0 decodes, later beats use what it found.
-        self.ff.next = self.frame_ff.q.val();
-        self.nibble.next = self.frame_nibble.q.val();
-        if self.beat_index.q.val() == 0 {
-            self.ff.next = self.parsed_ff.val();
-            self.nibble.next = self.parsed_nibble.val();
-        }
+        // This beat's masks: beat 0 decodes, beat 1 uses what beat 0 found
+        // (every masked byte is in the first 128), later beats none. Beat
+        // flags, not a counter, so that the wide selections hang off one
+        // register bit each.
         self.lane_ff.next = 0.into();
         self.lane_nibble.next = 0.into();
-        if self.beat_index.q.val() == 0 {
-            self.lane_ff.next = self.ff.val().get_bits::<64>(0);
-            self.lane_nibble.next = self.nibble.val().get_bits::<64>(0);
-        } else if self.beat_index.q.val() == 1 {
-            self.lane_ff.next = self.ff.val().get_bits::<64>(64);
-            self.lane_nibble.next = self.nibble.val().get_bits::<64>(64);
+        if !self.in_frame.q.val() {
+            self.lane_ff.next = self.parsed_ff.val().get_bits::<64>(0);
+            self.lane_nibble.next = self.parsed_nibble.val().get_bits::<64>(0);
+        } else if self.at_beat1.q.val() {
+            self.lane_ff.next = self.beat1_ff.q.val();
+            self.lane_nibble.next = self.beat1_nibble.q.val();
         }
         self.masked.next = self.tap.tdata.val();
         // Only a transferred beat is masked (a simulator skips the 64 lane
@@ -304,44 +320,76 @@ impl Logic for IcrcMasker {
                 }
             }
         }
-        // Bytes of the message from this beat on (a down-counter after beat 0).
-        self.bytes_left.next = self.frame_bytes_left.q.val();
-        if self.beat_index.q.val() == 0 {
-            self.bytes_left.next = self.parsed_icrc_at.val();
+        // Bytes of the message from this beat on (a down-counter after beat
+        // 0), whether it ends in this beat, and its lanes before the end
+        // (`l < bytes_left`); and the same for the next beat, registered, so
+        // that a later beat's `keep` is one AND. Beat 0's come from the
+        // header, the others' from the registers; both are worked out and
+        // the beat flag picks (a short path from every register).
+        self.ends_here.next = false;
+        self.end_lanes.next = 0.into();
+        self.next_left.next = 0.into();
+        self.next_ends.next = false;
+        self.next_lanes.next = 0.into();
+        self.first_next_left.next = 0.into();
+        self.first_lanes.next = 0.into();
+        self.first_next_lanes.next = 0.into();
+        if self.transfer.val() {
+            self.ends_here.next = self.frame_ends.q.val();
+            self.end_lanes.next = self.frame_lanes.q.val();
+            self.next_left.next = self.frame_bytes_left.q.val() - 64;
+            self.next_ends.next = self.frame_bytes_left.q.val() <= 128;
+            self.first_next_left.next = self.parsed_icrc_at.val() - 64;
+            for lane in 0..64 {
+                self.next_lanes.next = self.next_lanes.val().replace_bit(
+                    lane,
+                    self.next_left.val().get_bits::<7>(0) > self.lane_index[lane].val(),
+                );
+                self.first_lanes.next = self.first_lanes.val().replace_bit(
+                    lane,
+                    self.parsed_icrc_at.val().get_bits::<7>(0) > self.lane_index[lane].val(),
+                );
+                self.first_next_lanes.next = self.first_next_lanes.val().replace_bit(
+                    lane,
+                    self.first_next_left.val().get_bits::<7>(0) > self.lane_index[lane].val(),
+                );
+            }
+            if !self.in_frame.q.val() {
+                self.ends_here.next = self.parsed_icrc_at.val() <= 64;
+                self.end_lanes.next = self.first_lanes.val();
+                self.next_left.next = self.first_next_left.val();
+                self.next_ends.next = self.parsed_icrc_at.val() <= 128;
+                self.next_lanes.next = self.first_next_lanes.val();
+            }
         }
-        self.ends_here.next = self.bytes_left.val() <= 64;
 
         self.out_valid.d.next = false;
         if self.transfer.val() {
             self.out_data.d.next = self.masked.val();
-            self.out_first.d.next = self.beat_index.q.val() == 0;
+            self.out_first.d.next = !self.in_frame.q.val();
             // A frame that ends early still ends the message, so every
             // frame gets exactly one result.
             self.out_last.d.next = self.ends_here.val() | self.tap.tlast.val();
             self.out_keep.d.next = self.tap.tkeep.val();
             if self.ends_here.val() {
-                self.out_keep.d.next = self.tap.tkeep.val()
-                    & (self.all_lanes.val()
-                        >> (self.beat_bytes.val() - self.bytes_left.val().get_bits::<7>(0)));
+                self.out_keep.d.next = self.tap.tkeep.val() & self.end_lanes.val();
                 self.message_done.d.next = true;
             }
             self.out_valid.d.next = !self.message_done.q.val();
-            if self.beat_index.q.val() == 0 {
-                self.frame_ff.d.next = self.parsed_ff.val();
-                self.frame_nibble.d.next = self.parsed_nibble.val();
-            }
-            self.frame_bytes_left.d.next = self.bytes_left.val() - 64;
+            self.beat1_ff.d.next = self.parsed_ff.val().get_bits::<64>(64);
+            self.beat1_nibble.d.next = self.parsed_nibble.val().get_bits::<64>(64);
+            self.frame_bytes_left.d.next = self.next_left.val();
+            self.frame_ends.d.next = self.next_ends.val();
+            self.frame_lanes.d.next = self.next_lanes.val();
+            self.at_beat1.d.next = !self.in_frame.q.val() & !self.tap.tlast.val();
+            self.in_frame.d.next = !self.tap.tlast.val();
             if self.tap.tlast.val() {
-                self.beat_index.d.next = 0.into();
                 self.message_done.d.next = false;
-            } else {
-                if self.beat_index.q.val() != 2 {
-                    self.beat_index.d.next = self.beat_index.q.val() + 1;
-                }
             }
         }
         if self.reset.val() {
-            self.beat_index.d.next = 0.into();
+            self.in_frame.d.next = false;
+            self.at_beat1.d.next = false;
             self.message_done.d.next = false;
             self.out_valid.d.next = false;
         }

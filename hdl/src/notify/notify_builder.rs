@@ -5,9 +5,9 @@
 //!
 //! ```text
 //!                  +-------------------------------------------------------------+
-//!  job_valid   --->| IDLE: compose the frame    CSUM: Ipv4HeaderChecksum (RoCEv2) |
-//!  job_ready   <---|   = template(kind, ipv6)   STREAM: beats through FrameIcrc   |---> m (two or three
-//!  job_kind    --->|   | MACs | DSCP | IPs        (RoCEv2) or Icmpv6Checksum      |     beats, tuser 0)
+//!  job_valid   --->| IDLE: compose the frame    STREAM: beats through FrameIcrc   |
+//!  job_ready   <---|   = template(kind, ipv6)     (RoCEv2; beat 0 also through    |---> m (two or three
+//!  job_kind    --->|   | MACs | DSCP | IPs        Ipv4HeaderChecksum) or Icmpv6Ch. |     beats, tuser 0)
 //!  job_ipv6 ...--->|   | P_Key | DestQP | body  SEND: beat 0, 1 (, 2) (tlast)    |
 //!  job_icmp_type ->|   | ICMPv6 type | lengths   the checksums and the ICRC are    |
 //!  job_timestamp ->|   | extension structure    written into the held frame      |
@@ -91,9 +91,11 @@
 //!
 //! One job at a time: `job_ready` is high in IDLE only; a job is taken on
 //! `job_valid & job_ready`. The first beat of a RoCEv2 frame leaves ten
-//! clocks after the job is taken (one to compose, four for the IPv4
-//! checksum, two to stream the beats through `FrameIcrc`, three for its
-//! result), eleven for a three-beat frame (a Long-haul RoCEv2 frame over
+//! clocks after the job is taken (one to compose, two to stream the beats
+//! through `FrameIcrc`, seven for its result; the IPv4 header goes to its
+//! checksum unit with beat 0 and the checksum lands in beat 0 meanwhile,
+//! since the ICRC counts that field as ones), eleven for a
+//! three-beat frame (a Long-haul RoCEv2 frame over
 //! IPv6 with more than 38 bytes of extension); a frame every twelve clocks
 //! at best when `m.tready` stays high (fourteen for three beats); that of an
 //! ICMPv6 frame nine clocks after (one to compose, two to stream the beats
@@ -328,7 +330,6 @@ pub struct NotifyBuilder {
     ipv6: DFF<Bit>,
     longhaul: DFF<Bit>,
     icmpv6: DFF<Bit>,
-    csum_sent: DFF<Bit>,
     /// The job carries an extension structure; its checksum is due.
     ext_job: DFF<Bit>,
     ext_fresh: DFF<Bit>,
@@ -480,7 +481,6 @@ impl Default for NotifyBuilder {
             ipv6: Default::default(),
             longhaul: Default::default(),
             icmpv6: Default::default(),
-            csum_sent: Default::default(),
             ext_job: Default::default(),
             ext_fresh: Default::default(),
             ext_static_sum: Default::default(),
@@ -568,8 +568,6 @@ impl Default for NotifyBuilder {
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum BuildState {
     Idle,
-    /// The IPv4 header checksum is running (RoCEv2 kinds).
-    Checksum,
     /// Beats 0, 1 (and 2) through `FrameIcrc` (RoCEv2 kinds) or
     /// `Icmpv6Checksum` (kind 2), then its result.
     StreamBeat0,
@@ -596,7 +594,6 @@ impl Logic for NotifyBuilder {
             ipv6,
             longhaul,
             icmpv6,
-            csum_sent,
             ext_job,
             ext_fresh,
             ext_static_sum,
@@ -968,7 +965,7 @@ impl Logic for NotifyBuilder {
         // The IPv4 header (bytes 14..33) through the checksum unit.
         self.ipv4_csum.header.next = self.frame_q.q.val().get_bits::<160>(112);
         self.ipv4_csum.valid.next =
-            (self.state.q.val() == BuildState::Checksum) & !self.csum_sent.q.val();
+            (self.state.q.val() == BuildState::StreamBeat0) & !self.icmpv6.q.val();
         self.checksum_lanes.next =
             (self.ipv4_csum.checksum.val() >> 8) | (self.ipv4_csum.checksum.val() << 8);
 
@@ -1038,7 +1035,6 @@ impl Logic for NotifyBuilder {
                     self.icmpv6.d.next = self.icmpv6_job.val();
                     self.three_beats.d.next = self.flen.val() > 128;
                     self.keep_last.d.next = self.all_lanes.val() >> self.keep_shift.val();
-                    self.csum_sent.d.next = false;
                     // The extension checksum goes in next clock.
                     self.ext_job.d.next = !self.standard_job.val() & self.c_len.q.val().any();
                     self.ext_fresh.d.next = !self.standard_job.val() & self.c_len.q.val().any();
@@ -1074,21 +1070,9 @@ impl Logic for NotifyBuilder {
                         self.ext_job.d.next = false;
                         self.ext_fresh.d.next = false;
                         self.state.d.next = BuildState::Send0;
-                    } else if self.icmpv6_job.val() {
-                        self.state.d.next = BuildState::StreamBeat0;
                     } else {
-                        self.state.d.next = BuildState::Checksum;
+                        self.state.d.next = BuildState::StreamBeat0;
                     }
-                }
-            }
-            BuildState::Checksum => {
-                self.csum_sent.d.next = true;
-                if self.ipv4_csum.checksum_valid.val() {
-                    if !self.ipv6.q.val() {
-                        self.frame_q.d.next = self.frame_q.q.val()
-                            | (bit_cast::<1536, 16>(self.checksum_lanes.val()) << 192);
-                    }
-                    self.state.d.next = BuildState::StreamBeat0;
                 }
             }
             BuildState::StreamBeat0 => {
@@ -1205,6 +1189,15 @@ impl Logic for NotifyBuilder {
                 self.frame_q.d.next =
                     self.frame_q.q.val() | (bit_cast::<1536, 16>(self.ext_csum_lanes.val()) << 544);
             }
+        }
+        // The IPv4 header checksum (bytes 24..25), three clocks after
+        // StreamBeat0 handed the header in (the ICRC counts the field as
+        // ones, so the beats stream meanwhile): long before the ICRC (seven
+        // clocks after the last streamed beat), and after the extension
+        // checksum, so no two writes of `frame_q` meet.
+        if self.ipv4_csum.checksum_valid.val() & !self.ipv6.q.val() {
+            self.frame_q.d.next =
+                self.frame_q.q.val() | (bit_cast::<1536, 16>(self.checksum_lanes.val()) << 192);
         }
         // RA-04: a `job_wan` frame leaves on `w` instead.
         self.w.tdata.next = self.m.tdata.val();
