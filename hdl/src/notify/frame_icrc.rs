@@ -12,11 +12,11 @@
 //! ```
 //! `icrc` is the value `cngw_packet::icrc::compute_frame` returns; it goes
 //! on the wire least significant byte first, so it drops into the frame's
-//! ICRC lanes as it is. Latency six clocks from the beat holding the last
-//! byte before the ICRC field (`LATENCY`: one in the masker, five in the
+//! ICRC lanes as it is. Latency seven clocks from the beat holding the last
+//! byte before the ICRC field (`LATENCY`: one in the masker, six in the
 //! engine); a builder that inserts the ICRC delays its frame by that much
 //! (for a 74-byte CNP the byte before the ICRC is in the second beat, so
-//! the ICRC is known six clocks after that beat). One frame per clock at most,
+//! the ICRC is known seven clocks after that beat). One frame per clock at most,
 //! one beat per clock, never stalls. The frame rules are `IcrcMasker`'s.
 //!
 //! Issue 4: the ICRC of generated RoCEv2 notifications (LH-12, FCN-05, RA-03).
@@ -27,7 +27,7 @@ use crate::stream::axis::AxisTap;
 use rust_hdl::prelude::*;
 
 /// Clocks from the beat holding the last byte before the ICRC field to
-/// `icrc_valid`: the masker's register and the engine's five stages.
+/// `icrc_valid`: the masker's register and the engine's six stages.
 pub const LATENCY: usize = 1 + super::crc32_engine::LATENCY;
 
 #[derive(LogicBlock, Default)]
@@ -271,10 +271,10 @@ mod tests {
         assert_eq!(got[1].0, cngw_packet::crc32::crc32_ieee(&message));
     }
 
-    /// The ICRC comes six clocks after the beat holding the byte before it
+    /// The ICRC comes seven clocks after the beat holding the byte before it
     /// (here the frame's last beat: no padding, ICRC not split).
     #[test]
-    fn lh_12_frame_icrc_latency_is_six_clocks() {
+    fn lh_12_frame_icrc_latency_is_seven_clocks() {
         let frames = vec![
             ipv4().payload_len(30).build(),
             ipv6().payload_len(30).build(),

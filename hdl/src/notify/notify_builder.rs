@@ -108,6 +108,11 @@
 //! FCN-05 uses kind 0).
 
 use super::{FrameIcrc, Icmpv6Checksum, Ipv4HeaderChecksum};
+
+// The documented frame timing (first beat ten clocks after the job, which
+// the model's scenario loop follows) needs the ICRC at most seven clocks
+// after the last beat streamed through `FrameIcrc`.
+const _: () = assert!(super::frame_icrc::LATENCY <= 7);
 use crate::stream::AxisSource;
 use cngw_packet::cnp::Cnp;
 use cngw_packet::envelope::Envelope;
