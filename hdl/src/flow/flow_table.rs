@@ -70,7 +70,14 @@
 //! stage takes the two older ones from a write history (w1, w2, per bank)
 //! and the decide stage corrects for the one directly ahead from the key
 //! equality and per-bank index equality the compare stage registered. No
-//! comparison sits behind an unregistered RAM output.
+//! comparison sits behind an unregistered RAM output. Only per-way results
+//! are forwarded (key match, stale, valid, pinned, SQP valid: one comparator
+//! each for w1's and w2's entry, whose results replace a way's where that
+//! write hit it); the whole entry is picked once, in the decide stage, for
+//! the way it selects, from the read or the write history (w1, w2, w3) by
+//! where the way's contents were. An op writes one entry per clock, or the
+//! empty entry to several ways (aging, flush), so one entry per history
+//! step is enough.
 //!
 //! Aging: on each clock without a request, while `aging_enable` is high,
 //! the scan engine injects an `Age` op for the next index, in all 8 banks
@@ -100,18 +107,14 @@
 //! `InsertStatic` and `Delete`; un-pinning is `Delete` then `LearnSqp`.
 //!
 //! Resources of the gateway's 16K-entry configuration (4096 buckets x 4
-//! ways + 8 stash), an estimate (not re-synthesised since the banks): 32
-//! RAMs of 512 x 419 bits (the same 6.9 Mbit as the earlier 4 RAMs of
-//! 4096 x 419): 32 x ceil(419 / 72) = 192 RAMB36E2 in the 512 x 72
-//! mapping (the 4-RAM table needed 188 in 4K x 9). The measured 1-choice
-//! block (Yosys 0.70 `synth_xilinx -family xcup`: 10.3K LUTs, 9.3K
-//! flip-flops) scales with the ways compared: the 32 registered RAM
-//! outputs and forwarded ways (2 x 32 x 419, ~27K flip-flops) and 41 key
-//! comparators of 280 bits (32 ways, the stash, the request ahead) put it
-//! near 40K LUTs and 30K flip-flops, plus 72 parity trees for the hash
-//! (~2K LUTs). The longest path is in the decide stage (ahead correction,
-//! per-bank load, the 8-way minimum, entry select, window-byte add); at
-//! 322 MHz it needs splitting (not done).
+//! ways + 8 stash), measured (`cngw synth --block flow_table_16k --xilinx`,
+//! Yosys `synth_xilinx -family xcup`, docs/performance.md): 26,740 LUTs,
+//! 34,387 flip-flops, 192 BRAM36 (32 RAMs of 512 x 419 bits, 6 x 72-bit
+//! columns each). Forwarding whole entries to every way (a 419-bit
+//! multiplexer per way in the compare stage and another in the decide
+//! stage) cost 57,371 LUTs; forwarding only the per-way results took that
+//! to the figure above. The 32 registered RAM outputs and their copies in
+//! the decide stage are most of the flip-flops.
 //!
 //! draft-tian-ccwg-long-haul-cnp-00, "Flow Table Learning and Maintenance":
 //! one entry per {SIP, DIP, SQP, DQP} flow (here keyed by {SIP, DIP, DQP}
@@ -281,7 +284,16 @@ pub struct FlowTable<const BUCKET_BITS: usize, const INDEX_BITS: usize, const ST
     cmp_same_ahead: DFF<Bits<8>>,
     dec: DFF<FlowStage>,
     dec_cand: Vec<DFF<Bits<BUCKET_BITS>>>,
+    /// The ways as read (no forwarding: D picks the entry of the way it
+    /// selects from the read, w1, w2 or w3 by the masks below).
     dec_way: Vec<DFF<FlowEntry>>,
+    /// Per way: C took its contents from w1 / w2 of C's clock (w2 / w3 now).
+    dec_src_w1: DFF<Bits<32>>,
+    dec_src_w2: DFF<Bits<32>>,
+    /// Per way, as C saw it (read data or forwarded): valid, pinned, sqp_valid.
+    dec_valid: DFF<Bits<32>>,
+    dec_pinned: DFF<Bits<32>>,
+    dec_sqp_valid: DFF<Bits<32>>,
     dec_match_way: DFF<Bits<32>>,
     dec_stale_way: DFF<Bits<32>>,
     dec_match_stash: DFF<Bits<STASH>>,
@@ -298,6 +310,8 @@ pub struct FlowTable<const BUCKET_BITS: usize, const INDEX_BITS: usize, const ST
     w2_mask: DFF<Bits<32>>,
     w2_cand: Vec<DFF<Bits<BUCKET_BITS>>>,
     w2_entry: DFF<FlowEntry>,
+    /// w2's entry a clock later (the entry C forwarded from its w2).
+    w3_entry: DFF<FlowEntry>,
     // Response registers.
     r_valid: DFF<Bit>,
     r_dropped: DFF<Bit>,
@@ -333,7 +347,17 @@ pub struct FlowTable<const BUCKET_BITS: usize, const INDEX_BITS: usize, const ST
     fwd_w2_in: Signal<Local, Bits<8>>,
     same_ahead_in: Signal<Local, Bits<8>>,
     // C.
-    fwd: Vec<Signal<Local, FlowEntry>>,
+    /// Per way: its contents are w1's / w2's (not the read's).
+    fwd_w1: Signal<Local, Bits<32>>,
+    fwd_w2: Signal<Local, Bits<32>>,
+    /// w1's / w2's entry holds the key; is stale.
+    w1_key_match: Signal<Local, Bit>,
+    w2_key_match: Signal<Local, Bit>,
+    w1_stale_c: Signal<Local, Bit>,
+    w2_stale_c: Signal<Local, Bit>,
+    way_valid_c: Signal<Local, Bits<32>>,
+    way_pinned_c: Signal<Local, Bits<32>>,
+    way_sqp_valid_c: Signal<Local, Bits<32>>,
     probe: Signal<Local, FlowEntry>,
     probe_bits: Signal<Local, Bits<ENTRY_BITS>>,
     select_mask: Signal<Local, Bits<ENTRY_BITS>>,
@@ -348,7 +372,16 @@ pub struct FlowTable<const BUCKET_BITS: usize, const INDEX_BITS: usize, const ST
     op_update: Signal<Local, Bit>,
     w1_age: Signal<Local, Bits<32>>,
     w1_stale: Signal<Local, Bit>,
-    eff: Vec<Signal<Local, FlowEntry>>,
+    /// Per way: the op ahead wrote it (its contents are w1's).
+    ahead_way: Signal<Local, Bits<32>>,
+    way_valid: Signal<Local, Bits<32>>,
+    way_pinned: Signal<Local, Bits<32>>,
+    way_sqp_valid: Signal<Local, Bits<32>>,
+    /// The selected way's contents come from the read / w1 / w2 / w3.
+    sel_read: Signal<Local, Bits<32>>,
+    sel_w1: Signal<Local, Bit>,
+    sel_w2: Signal<Local, Bit>,
+    sel_w3: Signal<Local, Bit>,
     match_way: Signal<Local, Bits<32>>,
     stale_way: Signal<Local, Bits<32>>,
     match_stash: Signal<Local, Bits<STASH>>,
@@ -497,6 +530,11 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Defa
             dec: Default::default(),
             dec_cand: (0..BANKS).map(|_| Default::default()).collect(),
             dec_way: (0..BANKS * WAYS).map(|_| Default::default()).collect(),
+            dec_src_w1: Default::default(),
+            dec_src_w2: Default::default(),
+            dec_valid: Default::default(),
+            dec_pinned: Default::default(),
+            dec_sqp_valid: Default::default(),
             dec_match_way: Default::default(),
             dec_stale_way: Default::default(),
             dec_match_stash: Default::default(),
@@ -511,6 +549,7 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Defa
             w2_mask: Default::default(),
             w2_cand: (0..BANKS).map(|_| Default::default()).collect(),
             w2_entry: Default::default(),
+            w3_entry: Default::default(),
             r_valid: Default::default(),
             r_dropped: Default::default(),
             r_hit: Default::default(),
@@ -540,7 +579,15 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Defa
             fwd_w1_in: Default::default(),
             fwd_w2_in: Default::default(),
             same_ahead_in: Default::default(),
-            fwd: (0..BANKS * WAYS).map(|_| Default::default()).collect(),
+            fwd_w1: Default::default(),
+            fwd_w2: Default::default(),
+            w1_key_match: Default::default(),
+            w2_key_match: Default::default(),
+            w1_stale_c: Default::default(),
+            w2_stale_c: Default::default(),
+            way_valid_c: Default::default(),
+            way_pinned_c: Default::default(),
+            way_sqp_valid_c: Default::default(),
             probe: Default::default(),
             probe_bits: Default::default(),
             select_mask: Default::default(),
@@ -554,7 +601,14 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Defa
             op_update: Default::default(),
             w1_age: Default::default(),
             w1_stale: Default::default(),
-            eff: (0..BANKS * WAYS).map(|_| Default::default()).collect(),
+            ahead_way: Default::default(),
+            way_valid: Default::default(),
+            way_pinned: Default::default(),
+            way_sqp_valid: Default::default(),
+            sel_read: Default::default(),
+            sel_w1: Default::default(),
+            sel_w2: Default::default(),
+            sel_w3: Default::default(),
             match_way: Default::default(),
             stale_way: Default::default(),
             match_stash: Default::default(),
@@ -631,6 +685,11 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Logi
             cmp_fwd_w2,
             cmp_same_ahead,
             dec,
+            dec_src_w1,
+            dec_src_w2,
+            dec_valid,
+            dec_pinned,
+            dec_sqp_valid,
             dec_match_way,
             dec_stale_way,
             dec_match_stash,
@@ -643,6 +702,7 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Logi
             w1_stash_slot,
             w2_mask,
             w2_entry,
+            w3_entry,
             r_valid,
             r_dropped,
             r_hit,
@@ -829,7 +889,11 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Logi
         self.cmp_fwd_w2.d.next = self.fwd_w2_in.val();
         self.cmp_same_ahead.d.next = self.same_ahead_in.val();
 
-        // ---- C: forward the two older writes, compare keys, check ages.
+        // ---- C: compare keys and check ages, of each way as read or, where
+        // w1 / w2 wrote it, of the entry written. Only the per-way results
+        // (match, stale, valid, pinned, sqp_valid) are forwarded; D selects
+        // the whole entry of the one way it picks from the read, w1, w2 or
+        // w3 (the 419-bit entries are not multiplexed per way).
         // (The compare stage works only on a valid op, so that a simulator
         // skips it on idle clocks; the hardware is the same.)
         self.cmp_match.next = 0.into();
@@ -839,27 +903,43 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Logi
         self.probe.next = self.stash[0].q.val();
         self.entry_age.next = 0.into();
         self.select_word.next = 0.into();
+        self.fwd_w1.next = 0.into();
+        self.fwd_w2.next = 0.into();
+        self.way_valid_c.next = 0.into();
+        self.way_pinned_c.next = 0.into();
+        self.way_sqp_valid_c.next = 0.into();
+        self.w1_key_match.next = false;
+        self.w2_key_match.next = false;
+        self.w1_stale_c.next = false;
+        self.w2_stale_c.next = false;
         for r in 0..32 {
-            self.fwd[r].next = self.cmp_ram[r].q.val();
             self.dec_way[r].d.next = self.cmp_ram[r].q.val();
         }
         if self.cmp.q.val().valid {
-            self.cmp_match.next = 0.into();
-            self.cmp_stale.next = 0.into();
+            self.w1_key_match.next =
+                self.w1_entry.q.val().valid & (self.w1_entry.q.val().key == self.cmp.q.val().key);
+            self.w2_key_match.next =
+                self.w2_entry.q.val().valid & (self.w2_entry.q.val().key == self.cmp.q.val().key);
+            self.entry_age.next = self.cmp.q.val().now - self.w1_entry.q.val().last_seen;
+            self.w1_stale_c.next = self.entry_age.val() > self.cmp.q.val().timeout;
+            self.entry_age.next = self.cmp.q.val().now - self.w2_entry.q.val().last_seen;
+            self.w2_stale_c.next = self.entry_age.val() > self.cmp.q.val().timeout;
             for b in 0..8 {
                 for w in 0..4 {
-                    self.fwd[b * 4 + w].next = self.cmp_ram[b * 4 + w].q.val();
-                    if self.cmp_fwd_w2.q.val().get_bit(b) & self.w2_mask.q.val().get_bit(b * 4 + w)
-                    {
-                        self.fwd[b * 4 + w].next = self.w2_entry.q.val();
-                    }
-                    if self.cmp_fwd_w1.q.val().get_bit(b) & self.w1_mask.q.val().get_bit(b * 4 + w)
-                    {
-                        self.fwd[b * 4 + w].next = self.w1_entry.q.val();
-                    }
+                    self.fwd_w1.next = self.fwd_w1.val().replace_bit(
+                        b * 4 + w,
+                        self.cmp_fwd_w1.q.val().get_bit(b)
+                            & self.w1_mask.q.val().get_bit(b * 4 + w),
+                    );
+                    self.fwd_w2.next = self.fwd_w2.val().replace_bit(
+                        b * 4 + w,
+                        self.cmp_fwd_w2.q.val().get_bit(b)
+                            & self.w2_mask.q.val().get_bit(b * 4 + w)
+                            & !self.fwd_w1.val().get_bit(b * 4 + w),
+                    );
                     // (Fields of a Vec element are read through `probe`:
                     // rust-hdl sizes field slices outside the loop.)
-                    self.probe.next = self.fwd[b * 4 + w].val();
+                    self.probe.next = self.cmp_ram[b * 4 + w].q.val();
                     self.cmp_match.next = self.cmp_match.val().replace_bit(
                         b * 4 + w,
                         self.probe.val().valid & (self.probe.val().key == self.cmp.q.val().key),
@@ -869,7 +949,62 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Logi
                         .cmp_stale
                         .val()
                         .replace_bit(b * 4 + w, self.entry_age.val() > self.cmp.q.val().timeout);
-                    self.dec_way[b * 4 + w].d.next = self.fwd[b * 4 + w].val();
+                    self.way_valid_c.next = self
+                        .way_valid_c
+                        .val()
+                        .replace_bit(b * 4 + w, self.probe.val().valid);
+                    self.way_pinned_c.next = self
+                        .way_pinned_c
+                        .val()
+                        .replace_bit(b * 4 + w, self.probe.val().pinned);
+                    self.way_sqp_valid_c.next = self
+                        .way_sqp_valid_c
+                        .val()
+                        .replace_bit(b * 4 + w, self.probe.val().sqp_valid);
+                    if self.fwd_w2.val().get_bit(b * 4 + w) {
+                        self.cmp_match.next = self
+                            .cmp_match
+                            .val()
+                            .replace_bit(b * 4 + w, self.w2_key_match.val());
+                        self.cmp_stale.next = self
+                            .cmp_stale
+                            .val()
+                            .replace_bit(b * 4 + w, self.w2_stale_c.val());
+                        self.way_valid_c.next = self
+                            .way_valid_c
+                            .val()
+                            .replace_bit(b * 4 + w, self.w2_entry.q.val().valid);
+                        self.way_pinned_c.next = self
+                            .way_pinned_c
+                            .val()
+                            .replace_bit(b * 4 + w, self.w2_entry.q.val().pinned);
+                        self.way_sqp_valid_c.next = self
+                            .way_sqp_valid_c
+                            .val()
+                            .replace_bit(b * 4 + w, self.w2_entry.q.val().sqp_valid);
+                    }
+                    if self.fwd_w1.val().get_bit(b * 4 + w) {
+                        self.cmp_match.next = self
+                            .cmp_match
+                            .val()
+                            .replace_bit(b * 4 + w, self.w1_key_match.val());
+                        self.cmp_stale.next = self
+                            .cmp_stale
+                            .val()
+                            .replace_bit(b * 4 + w, self.w1_stale_c.val());
+                        self.way_valid_c.next = self
+                            .way_valid_c
+                            .val()
+                            .replace_bit(b * 4 + w, self.w1_entry.q.val().valid);
+                        self.way_pinned_c.next = self
+                            .way_pinned_c
+                            .val()
+                            .replace_bit(b * 4 + w, self.w1_entry.q.val().pinned);
+                        self.way_sqp_valid_c.next = self
+                            .way_sqp_valid_c
+                            .val()
+                            .replace_bit(b * 4 + w, self.w1_entry.q.val().sqp_valid);
+                    }
                 }
             }
             self.cmp_match_stash.next = 0.into();
@@ -903,18 +1038,38 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Logi
         self.dec_match_stash.d.next = self.cmp_match_stash.val();
         self.dec_same_ahead.d.next = self.cmp_same_ahead.q.val();
         self.dec_same_key_ahead.d.next = self.cmp.q.val().key == self.dec.q.val().key;
+        self.dec_src_w1.d.next = self.fwd_w1.val();
+        self.dec_src_w2.d.next = self.fwd_w2.val();
+        self.dec_valid.d.next = self.way_valid_c.val();
+        self.dec_pinned.d.next = self.way_pinned_c.val();
+        self.dec_sqp_valid.d.next = self.way_sqp_valid_c.val();
 
         // ---- D: correct for the op directly ahead (its write is w1 now).
         self.w1_age.next = self.dec.q.val().now - self.w1_entry.q.val().last_seen;
         self.w1_stale.next = self.w1_age.val() > self.dec.q.val().timeout;
         self.match_way.next = self.dec_match_way.q.val();
         self.stale_way.next = self.dec_stale_way.q.val();
+        self.ahead_way.next = 0.into();
+        self.way_valid.next = self.dec_valid.q.val();
+        self.way_pinned.next = self.dec_pinned.q.val();
+        self.way_sqp_valid.next = self.dec_sqp_valid.q.val();
         for b in 0..8 {
             for w in 0..4 {
-                self.eff[b * 4 + w].next = self.dec_way[b * 4 + w].q.val();
                 if self.dec_same_ahead.q.val().get_bit(b) & self.w1_mask.q.val().get_bit(b * 4 + w)
                 {
-                    self.eff[b * 4 + w].next = self.w1_entry.q.val();
+                    self.ahead_way.next = self.ahead_way.val().replace_bit(b * 4 + w, true);
+                    self.way_valid.next = self
+                        .way_valid
+                        .val()
+                        .replace_bit(b * 4 + w, self.w1_entry.q.val().valid);
+                    self.way_pinned.next = self
+                        .way_pinned
+                        .val()
+                        .replace_bit(b * 4 + w, self.w1_entry.q.val().pinned);
+                    self.way_sqp_valid.next = self
+                        .way_sqp_valid
+                        .val()
+                        .replace_bit(b * 4 + w, self.w1_entry.q.val().sqp_valid);
                     self.match_way.next = self.match_way.val().replace_bit(
                         b * 4 + w,
                         self.w1_entry.q.val().valid & self.dec_same_key_ahead.q.val(),
@@ -960,6 +1115,17 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Logi
                 );
             }
         }
+        // Where the selected way's contents are: the op ahead's write (w1),
+        // what C forwarded from its w1 (w2 now) or w2 (w3 now), or the read.
+        self.sel_read.next = self.sel_way.val()
+            & !self.ahead_way.val()
+            & !self.dec_src_w1.q.val()
+            & !self.dec_src_w2.q.val();
+        self.sel_w1.next = (self.sel_way.val() & self.ahead_way.val()).any();
+        self.sel_w2.next =
+            (self.sel_way.val() & !self.ahead_way.val() & self.dec_src_w1.q.val()).any();
+        self.sel_w3.next =
+            (self.sel_way.val() & !self.ahead_way.val() & self.dec_src_w2.q.val()).any();
         // The selected entry is an OR of one-hot-masked entries, which
         // synthesis balances into a tree (a chain of muxes it cannot).
         // `probe` holds one element at a time: rust-hdl cannot size a field
@@ -989,30 +1155,32 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Logi
                 self.bank_free_found.next = false;
                 self.bank_free.next = 0.into();
                 for w in 0..4 {
-                    self.probe.next = self.eff[b * 4 + w].val();
+                    self.probe.next = self.dec_way[b * 4 + w].q.val();
                     self.probe_bits.next = self.probe.val().into();
                     self.select_mask.next = 0.into();
-                    if self.sel_way.val().get_bit(b * 4 + w) {
+                    if self.sel_read.val().get_bit(b * 4 + w) {
                         self.select_mask.next = self.all_ones.val();
+                    }
+                    if self.sel_way.val().get_bit(b * 4 + w) {
                         self.hit_slot.next = self.hit_slot.val() | self.slot_number[w].val();
                         self.bank_hit.next = self.bank_hit.val().replace_bit(b, true);
                     }
                     self.select_bits.next =
                         self.select_bits.val() | (self.probe_bits.val() & self.select_mask.val());
-                    if self.probe.val().valid {
+                    if self.way_valid.val().get_bit(b * 4 + w) {
                         self.load.next = self.load.val() + 1;
                     } else if !self.bank_free_found.val() {
                         self.bank_free_found.next = true;
                         self.bank_free.next = self.slot_number[w].val();
                     }
                     if self.age_op.val()
-                        & self.probe.val().valid
-                        & !self.probe.val().pinned
+                        & self.way_valid.val().get_bit(b * 4 + w)
+                        & !self.way_pinned.val().get_bit(b * 4 + w)
                         & self.stale_way.val().get_bit(b * 4 + w)
                     {
                         self.expired_way.next = self.expired_way.val().replace_bit(b * 4 + w, true);
                         self.aged_ways.next = self.aged_ways.val() + 1;
-                        if self.probe.val().sqp_valid {
+                        if self.way_sqp_valid.val().get_bit(b * 4 + w) {
                             self.aged_ways_learned.next = self.aged_ways_learned.val() + 1;
                         }
                     }
@@ -1024,6 +1192,31 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Logi
                     self.free_way.next = self.bank_free.val();
                 }
             }
+            // The selected way's contents, where a write history holds them.
+            self.probe.next = self.w1_entry.q.val();
+            self.probe_bits.next = self.probe.val().into();
+            self.select_mask.next = 0.into();
+            if self.sel_w1.val() {
+                self.select_mask.next = self.all_ones.val();
+            }
+            self.select_bits.next =
+                self.select_bits.val() | (self.probe_bits.val() & self.select_mask.val());
+            self.probe.next = self.w2_entry.q.val();
+            self.probe_bits.next = self.probe.val().into();
+            self.select_mask.next = 0.into();
+            if self.sel_w2.val() {
+                self.select_mask.next = self.all_ones.val();
+            }
+            self.select_bits.next =
+                self.select_bits.val() | (self.probe_bits.val() & self.select_mask.val());
+            self.probe.next = self.w3_entry.q.val();
+            self.probe_bits.next = self.probe.val().into();
+            self.select_mask.next = 0.into();
+            if self.sel_w3.val() {
+                self.select_mask.next = self.all_ones.val();
+            }
+            self.select_bits.next =
+                self.select_bits.val() | (self.probe_bits.val() & self.select_mask.val());
             for s in 0..STASH {
                 self.probe.next = self.stash[s].q.val();
                 self.probe_bits.next = self.probe.val().into();
@@ -1249,6 +1442,7 @@ impl<const BUCKET_BITS: usize, const INDEX_BITS: usize, const STASH: usize> Logi
         self.w1_stash_slot.d.next = self.stash_write_slot.val();
         self.w2_mask.d.next = self.w1_mask.q.val();
         self.w2_entry.d.next = self.w1_entry.q.val();
+        self.w3_entry.d.next = self.w2_entry.q.val();
 
         // Response.
         self.r_valid.d.next = self.dec.q.val().valid & self.dec.q.val().reply;

@@ -14,7 +14,8 @@
 //! the capability bit: `res_flagged`) and the two policy prefixes; the flow's advice is the port's rate or the lowest cap of the
 //! policy entries that cover the sender; the flow's state (last advice
 //! sent, the microsecond it was sent) is read from a RAM indexed by the
-//! flow's table location (16K main places and 16 stash places). Stage B,
+//! flow's table location (a 16K-deep block RAM for the main places, a
+//! 16-entry distributed RAM for the stash places). Stage B,
 //! the next clock, decides for a capable sender's frame:
 //! - no learned source QP: nothing (counted `no_sqp`);
 //! - the flow was just inserted, has no state, or its advice differs from
@@ -110,8 +111,14 @@ pub struct RateAdvisor {
     pol1: PrefixMatch,
     rem0: PrefixMatch,
     rem1: PrefixMatch,
-    /// Per place: valid (0), advice (24..1), microsecond (56..25).
-    state: RAM<Bits<57>, 15>,
+    /// Per main place (bucket << 2 | way): valid (0), advice (24..1),
+    /// microsecond (56..25).
+    state: RAM<Bits<57>, 14>,
+    /// The same per stash place (16 x 57: distributed RAM, so the main
+    /// places' RAM is 16K deep, not 32K).
+    stash_state: RAM<Bits<57>, 4>,
+    /// Stage B's place is a stash place.
+    b_stash: DFF<Bit>,
     ra_fifo: RamFifo<Bits<265>>,
     b_valid: DFF<Bit>,
     b_fresh: DFF<Bit>,
@@ -149,6 +156,7 @@ impl Logic for RateAdvisor {
             b_fresh,
             b_sqp_valid,
             b_idx,
+            b_stash,
             b_job,
             b_advice,
             b_now,
@@ -164,6 +172,8 @@ impl Logic for RateAdvisor {
         self.ra_fifo.reset.next = self.reset.val();
         self.state.read_clock.next = self.clock.val();
         self.state.write_clock.next = self.clock.val();
+        self.stash_state.read_clock.next = self.clock.val();
+        self.stash_state.write_clock.next = self.clock.val();
 
         // Stage A: capability, policy, state read.
         self.capable.addr.next = self.res_src_ip.val();
@@ -218,7 +228,9 @@ impl Logic for RateAdvisor {
         if self.res_location.val().get_bit(15) {
             self.idx.next = bits::<15>(0x4000) | (self.res_location.val().get_bits::<15>(0) & 0xF);
         }
-        self.state.read_address.next = self.idx.val();
+        self.state.read_address.next = self.idx.val().get_bits::<14>(0);
+        self.stash_state.read_address.next = self.idx.val().get_bits::<4>(0);
+        self.b_stash.d.next = self.res_location.val().get_bit(15);
         self.b_valid.d.next = self.enable.val()
             & self.res_valid.val()
             & (self.capable.in_domain.val() | self.res_flagged.val());
@@ -242,6 +254,9 @@ impl Logic for RateAdvisor {
 
         // Stage B: decide.
         self.seen.next = self.state.read_data.val();
+        if self.b_stash.q.val() {
+            self.seen.next = self.stash_state.read_data.val();
+        }
         if self.w_valid.q.val() & (self.w_idx.q.val() == self.b_idx.q.val()) {
             self.seen.next = self.w_data.q.val();
         }
@@ -259,9 +274,12 @@ impl Logic for RateAdvisor {
         self.new_state.next = (bit_cast::<57, 32>(self.b_now.q.val()) << 25)
             | (bit_cast::<57, 24>(self.b_advice.q.val()) << 1)
             | bits::<57>(1);
-        self.state.write_address.next = self.b_idx.q.val();
+        self.state.write_address.next = self.b_idx.q.val().get_bits::<14>(0);
         self.state.write_data.next = self.new_state.val();
-        self.state.write_enable.next = self.push.val();
+        self.state.write_enable.next = self.push.val() & !self.b_stash.q.val();
+        self.stash_state.write_address.next = self.b_idx.q.val().get_bits::<4>(0);
+        self.stash_state.write_data.next = self.new_state.val();
+        self.stash_state.write_enable.next = self.push.val() & self.b_stash.q.val();
         self.w_valid.d.next = self.push.val();
         self.w_idx.d.next = self.b_idx.q.val();
         self.w_data.d.next = self.new_state.val();
@@ -311,5 +329,94 @@ impl Logic for RateAdvisor {
             | (bit_cast::<96, 8>(self.head.val().get_bits::<8>(257)) << 40)
             | (bit_cast::<96, 8>(self.head.val().get_bits::<8>(249)) << 48)
             | (bit_cast::<96, 8>(self.head.val().get_bits::<8>(241)) << 56);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One clock's input: a data frame's answer at `location`, or idle.
+    #[derive(Clone, Copy)]
+    struct Frame {
+        location: Option<u16>,
+        rate: u32,
+    }
+
+    /// Runs the frames (one per clock) and returns `sent` after the last.
+    fn sent_after(frames: Vec<Frame>) -> u32 {
+        let n = frames.len();
+        let mut uut = RateAdvisor::default();
+        uut.connect_all();
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<RateAdvisor>| x.clock.next = !x.clock.val());
+        let result = std::sync::Arc::new(std::sync::Mutex::new(0u32));
+        let out = result.clone();
+        sim.add_testbench(move |mut sim: Sim<RateAdvisor>| {
+            let mut x = sim.init()?;
+            x.enable.next = true;
+            x.res_flagged.next = true;
+            x.res_sqp_valid.next = true;
+            x.res_sqp.next = 0x12.into();
+            x.res_src_ip.next = bits::<128>(0xffff_0a00_0001);
+            x.job_ready.next = true;
+            for (j, f) in frames.iter().enumerate() {
+                x.now_us.next = (100 + j as u64).into();
+                x.port_rate.next = (f.rate as u64).into();
+                x.res_valid.next = f.location.is_some();
+                x.res_location.next = (f.location.unwrap_or(0) as u64).into();
+                wait_clock_cycle!(sim, clock, x);
+            }
+            x.res_valid.next = false;
+            for _ in 0..4 {
+                wait_clock_cycle!(sim, clock, x);
+            }
+            *out.lock().unwrap() = x.sent.val().index() as u32;
+            sim.done(x)
+        });
+        sim.run(Box::new(uut), 10 * (n as u64 + 8)).unwrap();
+        let sent = *result.lock().unwrap();
+        sent
+    }
+
+    fn at(location: u16, rate: u32) -> Frame {
+        Frame {
+            location: Some(location),
+            rate,
+        }
+    }
+
+    const IDLE: Frame = Frame {
+        location: None,
+        rate: 0,
+    };
+
+    /// RA-03: a place's state (the advice sent) is kept per place: the 16
+    /// stash places and the 16K main places are distinct, stash places are
+    /// distinct from each other, and the state written by one frame is seen
+    /// by the same flow's frame in the next clock.
+    #[test]
+    fn ra_03_state_per_place_main_and_stash() {
+        // Each first visit of a place sends (no state); a second visit with
+        // the same advice does not; a new advice sends again.
+        let frames = vec![
+            at(0x8003, 1000), // stash 3: sends
+            IDLE,
+            IDLE,
+            at(0x8003, 1000), // same advice: nothing
+            IDLE,
+            at(0x0003, 1000), // main place 3, not stash 3: sends
+            IDLE,
+            at(0x8004, 1000), // stash 4: sends
+            IDLE,
+            at(0x3fff, 1000), // the last main place: sends
+            IDLE,
+            at(0x0003, 1000), // nothing
+            at(0x8004, 1000), // nothing
+            at(0x8003, 2000), // new advice: sends
+            at(0x8003, 2000), // the state just written: nothing
+            at(0x3fff, 1000), // nothing
+        ];
+        assert_eq!(sent_after(frames), 5);
     }
 }
