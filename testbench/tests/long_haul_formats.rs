@@ -78,8 +78,9 @@ fn entry(
             | (format << format_control::FORMAT_LSB)
             | (len << format_control::PREFIX_LEN_LSB),
     );
-    // The gateway reads one entry's registers per clock.
-    b.run(10, 0);
+    // The gateway reads one entry's registers per clock and writes the
+    // entry in the next: the write takes effect within ten clocks.
+    b.run(11, 0);
 }
 
 struct Sender {

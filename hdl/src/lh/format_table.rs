@@ -3,17 +3,18 @@
 //!
 //! ```text
 //!  prefix_words, valid, format_code, prefix_len (LH_FORMATn_*)
-//!     -->[ entry cfg_idx (round robin): mask = ~(ones >> prefix_len), prefix & mask, valid, format ]   (registered per entry)
-//!  addr (lane order) -->[ byte order ]-->[ 8 x (addr & mask == prefix) ]-->[ longest, lowest index: tree of 3 ]-->[ delay 3 ]--> hit, format
-//!                                         stage 1 (registered)              stage 2 (registered)
+//!     -->[ entry cfg_idx (round robin), registered ]-->[ mask = ~(ones >> prefix_len), prefix & mask, valid, format ]   (registered per entry)
+//!  addr (lane order) -->[ byte order ]-->[ 8 x (addr & mask == prefix) ]-->[ longest, lowest index: tree level 1 ]-->[ levels 2, 3 ]-->[ delay 2 ]--> hit, format
+//!                                         stage 1 (registered)              stage 2 (registered)                 stage 3 (registered)
 //! ```
 //! Entry i is `LH_FORMATi_PREFIX_0..3` (`prefix_words` 4i..4i+3: network
 //! order, the address's first byte in bits 31..24 of word 0; IPv4 as
 //! `::ffff:a.b.c.d`) and the fields of `LH_FORMATi_CONTROL`. They are
 //! registered with each entry's mask before use, one entry per clock in
 //! turn (so the 128-bit mask is computed once, not eight times, per
-//! clock): a register write takes effect within nine clocks, each entry's
-//! registers read together (write `CONTROL` last). `reset` invalidates
+//! clock; the registers are read in one clock, the mask made and the entry
+//! written in the next): a register write takes effect within ten clocks,
+//! each entry's registers read together (write `CONTROL` last). `reset` invalidates
 //! every entry until it is read again. An entry takes part when `valid` is
 //! set and its format is not 3 (reserved); a `prefix_len` above 128 acts
 //! as 128. The
@@ -65,19 +66,27 @@ pub struct FormatTable {
     m_len: Vec<DFF<Bits<8>>>,
     m_format: Vec<DFF<Bits<2>>>,
     m_valid: DFF<Bit>,
-    // Stage 2: the best, then the delay to LATENCY.
+    // Stage 2: the tree's first level (the better of each pair).
+    p_hit: Vec<DFF<Bit>>,
+    p_len: Vec<DFF<Bits<8>>>,
+    p_format: Vec<DFF<Bits<2>>>,
+    p_valid: DFF<Bit>,
+    // Stage 3: the best, then the delay to LATENCY.
     best_hit: DFF<Bit>,
     best_format: DFF<Bits<2>>,
     delay_hit: Vec<DFF<Bit>>,
     delay_format: Vec<DFF<Bits<2>>>,
     /// The entry whose registers are read this clock.
     cfg_idx: DFF<Bits<3>>,
+    /// The entry read in the clock before, its registers (written to it
+    /// this clock, with the mask).
+    cfg_entry: DFF<Bits<3>>,
+    cfg_prefix: DFF<Bits<128>>,
+    cfg_len: DFF<Bits<8>>,
+    cfg_format: DFF<Bits<2>>,
+    cfg_valid: DFF<Bit>,
     // Combinational.
-    cfg_prefix: Signal<Local, Bits<128>>,
     cfg_mask: Signal<Local, Bits<128>>,
-    cfg_len: Signal<Local, Bits<8>>,
-    cfg_format: Signal<Local, Bits<2>>,
-    cfg_valid: Signal<Local, Bit>,
     addr_words: Vec<Signal<Local, Bits<32>>>,
     addr_net: Signal<Local, Bits<128>>,
     /// The selection tree: nodes 0..3 pick between entries 2n and 2n+1,
@@ -111,11 +120,16 @@ impl Default for FormatTable {
             m_len: (0..ENTRIES).map(|_| Default::default()).collect(),
             m_format: (0..ENTRIES).map(|_| Default::default()).collect(),
             m_valid: Default::default(),
+            p_hit: (0..ENTRIES / 2).map(|_| Default::default()).collect(),
+            p_len: (0..ENTRIES / 2).map(|_| Default::default()).collect(),
+            p_format: (0..ENTRIES / 2).map(|_| Default::default()).collect(),
+            p_valid: Default::default(),
             best_hit: Default::default(),
             best_format: Default::default(),
-            delay_hit: (0..LATENCY - 2).map(|_| Default::default()).collect(),
-            delay_format: (0..LATENCY - 2).map(|_| Default::default()).collect(),
+            delay_hit: (0..LATENCY - 3).map(|_| Default::default()).collect(),
+            delay_format: (0..LATENCY - 3).map(|_| Default::default()).collect(),
             cfg_idx: Default::default(),
+            cfg_entry: Default::default(),
             cfg_prefix: Default::default(),
             cfg_mask: Default::default(),
             cfg_len: Default::default(),
@@ -133,7 +147,20 @@ impl Default for FormatTable {
 impl Logic for FormatTable {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, cfg_idx, m_valid, best_hit, best_format);
+        dff_setup!(
+            self,
+            clock,
+            cfg_idx,
+            cfg_entry,
+            cfg_prefix,
+            cfg_len,
+            cfg_format,
+            cfg_valid,
+            m_valid,
+            p_valid,
+            best_hit,
+            best_format
+        );
         for i in 0..ENTRIES {
             self.ent_valid[i].clock.next = self.clock.val();
             self.ent_format[i].clock.next = self.clock.val();
@@ -144,7 +171,12 @@ impl Logic for FormatTable {
             self.m_len[i].clock.next = self.clock.val();
             self.m_format[i].clock.next = self.clock.val();
         }
-        for i in 0..3 {
+        for i in 0..4 {
+            self.p_hit[i].clock.next = self.clock.val();
+            self.p_len[i].clock.next = self.clock.val();
+            self.p_format[i].clock.next = self.clock.val();
+        }
+        for i in 0..2 {
             self.delay_hit[i].clock.next = self.clock.val();
             self.delay_format[i].clock.next = self.clock.val();
         }
@@ -153,58 +185,58 @@ impl Logic for FormatTable {
         // masked prefix (network order). (bit_cast takes no loop index: the
         // prefix selection is written out.)
         self.cfg_idx.d.next = self.cfg_idx.q.val() + 1;
-        self.cfg_prefix.next = 0.into();
+        self.cfg_prefix.d.next = 0.into();
         if self.cfg_idx.q.val() == 0 {
-            self.cfg_prefix.next = (bit_cast::<128, 32>(self.prefix_words[0].val()) << 96)
+            self.cfg_prefix.d.next = (bit_cast::<128, 32>(self.prefix_words[0].val()) << 96)
                 | (bit_cast::<128, 32>(self.prefix_words[1].val()) << 64)
                 | (bit_cast::<128, 32>(self.prefix_words[2].val()) << 32)
                 | bit_cast::<128, 32>(self.prefix_words[3].val());
         }
         if self.cfg_idx.q.val() == 1 {
-            self.cfg_prefix.next = (bit_cast::<128, 32>(self.prefix_words[4].val()) << 96)
+            self.cfg_prefix.d.next = (bit_cast::<128, 32>(self.prefix_words[4].val()) << 96)
                 | (bit_cast::<128, 32>(self.prefix_words[5].val()) << 64)
                 | (bit_cast::<128, 32>(self.prefix_words[6].val()) << 32)
                 | bit_cast::<128, 32>(self.prefix_words[7].val());
         }
         if self.cfg_idx.q.val() == 2 {
-            self.cfg_prefix.next = (bit_cast::<128, 32>(self.prefix_words[8].val()) << 96)
+            self.cfg_prefix.d.next = (bit_cast::<128, 32>(self.prefix_words[8].val()) << 96)
                 | (bit_cast::<128, 32>(self.prefix_words[9].val()) << 64)
                 | (bit_cast::<128, 32>(self.prefix_words[10].val()) << 32)
                 | bit_cast::<128, 32>(self.prefix_words[11].val());
         }
         if self.cfg_idx.q.val() == 3 {
-            self.cfg_prefix.next = (bit_cast::<128, 32>(self.prefix_words[12].val()) << 96)
+            self.cfg_prefix.d.next = (bit_cast::<128, 32>(self.prefix_words[12].val()) << 96)
                 | (bit_cast::<128, 32>(self.prefix_words[13].val()) << 64)
                 | (bit_cast::<128, 32>(self.prefix_words[14].val()) << 32)
                 | bit_cast::<128, 32>(self.prefix_words[15].val());
         }
         if self.cfg_idx.q.val() == 4 {
-            self.cfg_prefix.next = (bit_cast::<128, 32>(self.prefix_words[16].val()) << 96)
+            self.cfg_prefix.d.next = (bit_cast::<128, 32>(self.prefix_words[16].val()) << 96)
                 | (bit_cast::<128, 32>(self.prefix_words[17].val()) << 64)
                 | (bit_cast::<128, 32>(self.prefix_words[18].val()) << 32)
                 | bit_cast::<128, 32>(self.prefix_words[19].val());
         }
         if self.cfg_idx.q.val() == 5 {
-            self.cfg_prefix.next = (bit_cast::<128, 32>(self.prefix_words[20].val()) << 96)
+            self.cfg_prefix.d.next = (bit_cast::<128, 32>(self.prefix_words[20].val()) << 96)
                 | (bit_cast::<128, 32>(self.prefix_words[21].val()) << 64)
                 | (bit_cast::<128, 32>(self.prefix_words[22].val()) << 32)
                 | bit_cast::<128, 32>(self.prefix_words[23].val());
         }
         if self.cfg_idx.q.val() == 6 {
-            self.cfg_prefix.next = (bit_cast::<128, 32>(self.prefix_words[24].val()) << 96)
+            self.cfg_prefix.d.next = (bit_cast::<128, 32>(self.prefix_words[24].val()) << 96)
                 | (bit_cast::<128, 32>(self.prefix_words[25].val()) << 64)
                 | (bit_cast::<128, 32>(self.prefix_words[26].val()) << 32)
                 | bit_cast::<128, 32>(self.prefix_words[27].val());
         }
         if self.cfg_idx.q.val() == 7 {
-            self.cfg_prefix.next = (bit_cast::<128, 32>(self.prefix_words[28].val()) << 96)
+            self.cfg_prefix.d.next = (bit_cast::<128, 32>(self.prefix_words[28].val()) << 96)
                 | (bit_cast::<128, 32>(self.prefix_words[29].val()) << 64)
                 | (bit_cast::<128, 32>(self.prefix_words[30].val()) << 32)
                 | bit_cast::<128, 32>(self.prefix_words[31].val());
         }
-        self.cfg_len.next = 0.into();
-        self.cfg_format.next = 0.into();
-        self.cfg_valid.next = false;
+        self.cfg_len.d.next = 0.into();
+        self.cfg_format.d.next = 0.into();
+        self.cfg_valid.d.next = false;
         for i in 0..ENTRIES {
             self.ent_valid[i].d.next = self.ent_valid[i].q.val();
             self.ent_format[i].d.next = self.ent_format[i].q.val();
@@ -212,23 +244,28 @@ impl Logic for FormatTable {
             self.ent_mask[i].d.next = self.ent_mask[i].q.val();
             self.ent_prefix[i].d.next = self.ent_prefix[i].q.val();
             if self.cfg_idx.q.val().index() == i {
-                self.cfg_len.next = self.prefix_len[i].val();
-                self.cfg_format.next = self.format_code[i].val();
-                self.cfg_valid.next = self.valid[i].val() & (self.format_code[i].val() != 3);
+                self.cfg_len.d.next = self.prefix_len[i].val();
+                self.cfg_format.d.next = self.format_code[i].val();
+                self.cfg_valid.d.next = self.valid[i].val() & (self.format_code[i].val() != 3);
             }
         }
-        self.cfg_mask.next = !(self.ones.val() >> self.cfg_len.val());
+        self.cfg_entry.d.next = self.cfg_idx.q.val();
+        // The entry read in the clock before gets its mask and fields.
+        self.cfg_mask.next = !(self.ones.val() >> self.cfg_len.q.val());
         for i in 0..ENTRIES {
-            if self.cfg_idx.q.val().index() == i {
-                self.ent_valid[i].d.next = self.cfg_valid.val();
-                self.ent_format[i].d.next = self.cfg_format.val();
-                self.ent_len[i].d.next = self.cfg_len.val();
+            if self.cfg_entry.q.val().index() == i {
+                self.ent_valid[i].d.next = self.cfg_valid.q.val();
+                self.ent_format[i].d.next = self.cfg_format.q.val();
+                self.ent_len[i].d.next = self.cfg_len.q.val();
                 self.ent_mask[i].d.next = self.cfg_mask.val();
-                self.ent_prefix[i].d.next = self.cfg_prefix.val() & self.cfg_mask.val();
+                self.ent_prefix[i].d.next = self.cfg_prefix.q.val() & self.cfg_mask.val();
             }
             if self.reset.val() {
                 self.ent_valid[i].d.next = false;
             }
+        }
+        if self.reset.val() {
+            self.cfg_valid.d.next = false;
         }
 
         // Stage 1: the address in network order against every entry.
@@ -259,8 +296,9 @@ impl Logic for FormatTable {
             }
         }
 
-        // Stage 2: the longest matching prefix; on a tie the lower index
-        // (the left input of every node).
+        // Stages 2 and 3: the longest matching prefix; on a tie the lower
+        // index (the left input of every node). Stage 2 registers the tree's
+        // first level, stage 3 the best.
         // (Only for a looked-up address: a simulator skips it otherwise.)
         self.m_valid.d.next = self.addr_valid.val();
         for n in 0..7 {
@@ -284,17 +322,25 @@ impl Logic for FormatTable {
                     self.t_format[n].next = self.m_format[2 * n + 1].q.val();
                 }
             }
+        }
+        self.p_valid.d.next = self.m_valid.q.val();
+        for n in 0..4 {
+            self.p_hit[n].d.next = self.t_hit[n].val();
+            self.p_len[n].d.next = self.t_len[n].val();
+            self.p_format[n].d.next = self.t_format[n].val();
+        }
+        if self.p_valid.q.val() {
             for n in 0..2 {
-                self.t_hit[4 + n].next = self.t_hit[2 * n].val();
-                self.t_len[4 + n].next = self.t_len[2 * n].val();
-                self.t_format[4 + n].next = self.t_format[2 * n].val();
-                if self.t_hit[2 * n + 1].val()
-                    & (!self.t_hit[2 * n].val()
-                        | (self.t_len[2 * n + 1].val() > self.t_len[2 * n].val()))
+                self.t_hit[4 + n].next = self.p_hit[2 * n].q.val();
+                self.t_len[4 + n].next = self.p_len[2 * n].q.val();
+                self.t_format[4 + n].next = self.p_format[2 * n].q.val();
+                if self.p_hit[2 * n + 1].q.val()
+                    & (!self.p_hit[2 * n].q.val()
+                        | (self.p_len[2 * n + 1].q.val() > self.p_len[2 * n].q.val()))
                 {
                     self.t_hit[4 + n].next = true;
-                    self.t_len[4 + n].next = self.t_len[2 * n + 1].val();
-                    self.t_format[4 + n].next = self.t_format[2 * n + 1].val();
+                    self.t_len[4 + n].next = self.p_len[2 * n + 1].q.val();
+                    self.t_format[4 + n].next = self.p_format[2 * n + 1].q.val();
                 }
             }
             self.t_hit[6].next = self.t_hit[4].val();
@@ -317,10 +363,8 @@ impl Logic for FormatTable {
         self.delay_format[0].d.next = self.best_format.q.val();
         self.delay_hit[1].d.next = self.delay_hit[0].q.val();
         self.delay_format[1].d.next = self.delay_format[0].q.val();
-        self.delay_hit[2].d.next = self.delay_hit[1].q.val();
-        self.delay_format[2].d.next = self.delay_format[1].q.val();
-        self.hit.next = self.delay_hit[2].q.val();
-        self.format.next = self.delay_format[2].q.val();
+        self.hit.next = self.delay_hit[1].q.val();
+        self.format.next = self.delay_format[1].q.val();
     }
 }
 
