@@ -78,9 +78,10 @@ fn entry(
             | (format << format_control::FORMAT_LSB)
             | (len << format_control::PREFIX_LEN_LSB),
     );
-    // The gateway reads one entry's registers per clock and writes the
-    // entry in the next: the write takes effect within ten clocks.
-    b.run(11, 0);
+    // The gateway reads one entry's registers per clock, makes its mask in
+    // the next and writes the entry in the third: the write takes effect
+    // within eleven clocks.
+    b.run(12, 0);
 }
 
 struct Sender {

@@ -4,16 +4,17 @@
 //! ```text
 //!  prefix_words, valid, format_code, prefix_len (LH_FORMATn_*)
 //!     -->[ entry cfg_idx (round robin), registered ]-->[ mask = ~(ones >> prefix_len), prefix & mask, valid, format ]   (registered per entry)
-//!  addr (lane order) -->[ byte order ]-->[ 8 x (addr & mask == prefix) ]-->[ longest, lowest index: tree level 1 ]-->[ levels 2, 3 ]-->[ delay 2 ]--> hit, format
-//!                                         stage 1 (registered)              stage 2 (registered)                 stage 3 (registered)
+//!  addr (lane order) -->[ byte order ]-->[ 8 x (addr & mask == prefix) ]-->[ longest, lowest index: tree level 1 ]-->[ level 2 ]-->[ level 3 ]-->[ delay 1 ]--> hit, format
+//!                                         stage 1 (registered)              stage 2 (registered)                 stage 3      stage 4 (registered)
 //! ```
 //! Entry i is `LH_FORMATi_PREFIX_0..3` (`prefix_words` 4i..4i+3: network
 //! order, the address's first byte in bits 31..24 of word 0; IPv4 as
 //! `::ffff:a.b.c.d`) and the fields of `LH_FORMATi_CONTROL`. They are
 //! registered with each entry's mask before use, one entry per clock in
 //! turn (so the 128-bit mask is computed once, not eight times, per
-//! clock; the registers are read in one clock, the mask made and the entry
-//! written in the next): a register write takes effect within ten clocks,
+//! clock; the registers are read in one clock, the mask made in the next,
+//! the entry written in the third): a register write takes effect within
+//! eleven clocks,
 //! each entry's registers read together (write `CONTROL` last). `reset` invalidates
 //! every entry until it is read again. An entry takes part when `valid` is
 //! set and its format is not 3 (reserved); a `prefix_len` above 128 acts
@@ -62,7 +63,10 @@ pub struct FormatTable {
     ent_mask: Vec<DFF<Bits<128>>>,
     ent_prefix: Vec<DFF<Bits<128>>>,
     // Stage 1: which entries match.
+    /// Entry valid and the address's first 64 bits match.
     m_hit: Vec<DFF<Bit>>,
+    /// The last 64 bits match.
+    m_hit_low: Vec<DFF<Bit>>,
     m_len: Vec<DFF<Bits<8>>>,
     m_format: Vec<DFF<Bits<2>>>,
     m_valid: DFF<Bit>,
@@ -71,7 +75,12 @@ pub struct FormatTable {
     p_len: Vec<DFF<Bits<8>>>,
     p_format: Vec<DFF<Bits<2>>>,
     p_valid: DFF<Bit>,
-    // Stage 3: the best, then the delay to LATENCY.
+    // Stage 3: the tree's second level (the better of each pair of pairs).
+    q_hit: Vec<DFF<Bit>>,
+    q_len: Vec<DFF<Bits<8>>>,
+    q_format: Vec<DFF<Bits<2>>>,
+    q_valid: DFF<Bit>,
+    // Stage 4: the best, then the delay to LATENCY.
     best_hit: DFF<Bit>,
     best_format: DFF<Bits<2>>,
     delay_hit: Vec<DFF<Bit>>,
@@ -85,13 +94,22 @@ pub struct FormatTable {
     cfg_len: DFF<Bits<8>>,
     cfg_format: DFF<Bits<2>>,
     cfg_valid: DFF<Bit>,
+    /// The second configuration stage: the entry with its mask.
+    mask_entry: DFF<Bits<3>>,
+    mask_prefix: DFF<Bits<128>>,
+    mask_len: DFF<Bits<8>>,
+    mask_format: DFF<Bits<2>>,
+    mask_valid: DFF<Bit>,
     // Combinational.
-    cfg_mask: Signal<Local, Bits<128>>,
+    cfg_mask: DFF<Bits<128>>,
+    /// The prefix length of the entry read this clock.
+    cfg_len_now: Signal<Local, Bits<8>>,
     addr_words: Vec<Signal<Local, Bits<32>>>,
     addr_net: Signal<Local, Bits<128>>,
     /// The selection tree: nodes 0..3 pick between entries 2n and 2n+1,
     /// nodes 4 and 5 between nodes 0/1 and 2/3, node 6 (no length) between
     /// 4 and 5.
+    m_both: Vec<Signal<Local, Bit>>,
     t_hit: Vec<Signal<Local, Bit>>,
     t_len: Vec<Signal<Local, Bits<8>>>,
     t_format: Vec<Signal<Local, Bits<2>>>,
@@ -117,6 +135,8 @@ impl Default for FormatTable {
             ent_mask: (0..ENTRIES).map(|_| Default::default()).collect(),
             ent_prefix: (0..ENTRIES).map(|_| Default::default()).collect(),
             m_hit: (0..ENTRIES).map(|_| Default::default()).collect(),
+            m_hit_low: (0..ENTRIES).map(|_| Default::default()).collect(),
+            m_both: (0..ENTRIES).map(|_| Default::default()).collect(),
             m_len: (0..ENTRIES).map(|_| Default::default()).collect(),
             m_format: (0..ENTRIES).map(|_| Default::default()).collect(),
             m_valid: Default::default(),
@@ -124,17 +144,27 @@ impl Default for FormatTable {
             p_len: (0..ENTRIES / 2).map(|_| Default::default()).collect(),
             p_format: (0..ENTRIES / 2).map(|_| Default::default()).collect(),
             p_valid: Default::default(),
+            q_hit: (0..ENTRIES / 4).map(|_| Default::default()).collect(),
+            q_len: (0..ENTRIES / 4).map(|_| Default::default()).collect(),
+            q_format: (0..ENTRIES / 4).map(|_| Default::default()).collect(),
+            q_valid: Default::default(),
             best_hit: Default::default(),
             best_format: Default::default(),
-            delay_hit: (0..LATENCY - 3).map(|_| Default::default()).collect(),
-            delay_format: (0..LATENCY - 3).map(|_| Default::default()).collect(),
+            delay_hit: (0..LATENCY - 4).map(|_| Default::default()).collect(),
+            delay_format: (0..LATENCY - 4).map(|_| Default::default()).collect(),
             cfg_idx: Default::default(),
             cfg_entry: Default::default(),
             cfg_prefix: Default::default(),
             cfg_mask: Default::default(),
+            cfg_len_now: Default::default(),
             cfg_len: Default::default(),
             cfg_format: Default::default(),
             cfg_valid: Default::default(),
+            mask_entry: Default::default(),
+            mask_prefix: Default::default(),
+            mask_len: Default::default(),
+            mask_format: Default::default(),
+            mask_valid: Default::default(),
             addr_words: (0..4).map(|_| Default::default()).collect(),
             addr_net: Default::default(),
             t_hit: (0..ENTRIES - 1).map(|_| Default::default()).collect(),
@@ -154,10 +184,17 @@ impl Logic for FormatTable {
             cfg_entry,
             cfg_prefix,
             cfg_len,
+            cfg_mask,
             cfg_format,
             cfg_valid,
+            mask_entry,
+            mask_prefix,
+            mask_len,
+            mask_format,
+            mask_valid,
             m_valid,
             p_valid,
+            q_valid,
             best_hit,
             best_format
         );
@@ -168,6 +205,7 @@ impl Logic for FormatTable {
             self.ent_mask[i].clock.next = self.clock.val();
             self.ent_prefix[i].clock.next = self.clock.val();
             self.m_hit[i].clock.next = self.clock.val();
+            self.m_hit_low[i].clock.next = self.clock.val();
             self.m_len[i].clock.next = self.clock.val();
             self.m_format[i].clock.next = self.clock.val();
         }
@@ -177,9 +215,12 @@ impl Logic for FormatTable {
             self.p_format[i].clock.next = self.clock.val();
         }
         for i in 0..2 {
-            self.delay_hit[i].clock.next = self.clock.val();
-            self.delay_format[i].clock.next = self.clock.val();
+            self.q_hit[i].clock.next = self.clock.val();
+            self.q_len[i].clock.next = self.clock.val();
+            self.q_format[i].clock.next = self.clock.val();
         }
+        self.delay_hit[0].clock.next = self.clock.val();
+        self.delay_format[0].clock.next = self.clock.val();
 
         // Configuration, one entry per clock (round robin): its mask and
         // masked prefix (network order). (bit_cast takes no loop index: the
@@ -234,7 +275,7 @@ impl Logic for FormatTable {
                 | (bit_cast::<128, 32>(self.prefix_words[30].val()) << 32)
                 | bit_cast::<128, 32>(self.prefix_words[31].val());
         }
-        self.cfg_len.d.next = 0.into();
+        self.cfg_len_now.next = 0.into();
         self.cfg_format.d.next = 0.into();
         self.cfg_valid.d.next = false;
         for i in 0..ENTRIES {
@@ -244,21 +285,28 @@ impl Logic for FormatTable {
             self.ent_mask[i].d.next = self.ent_mask[i].q.val();
             self.ent_prefix[i].d.next = self.ent_prefix[i].q.val();
             if self.cfg_idx.q.val().index() == i {
-                self.cfg_len.d.next = self.prefix_len[i].val();
+                self.cfg_len_now.next = self.prefix_len[i].val();
                 self.cfg_format.d.next = self.format_code[i].val();
                 self.cfg_valid.d.next = self.valid[i].val() & (self.format_code[i].val() != 3);
             }
         }
+        self.cfg_len.d.next = self.cfg_len_now.val();
         self.cfg_entry.d.next = self.cfg_idx.q.val();
-        // The entry read in the clock before gets its mask and fields.
-        self.cfg_mask.next = !(self.ones.val() >> self.cfg_len.q.val());
+        // The entry read in the clock before gets its mask.
+        self.cfg_mask.d.next = !(self.ones.val() >> self.cfg_len.q.val());
+        self.mask_entry.d.next = self.cfg_entry.q.val();
+        self.mask_prefix.d.next = self.cfg_prefix.q.val();
+        self.mask_len.d.next = self.cfg_len.q.val();
+        self.mask_format.d.next = self.cfg_format.q.val();
+        self.mask_valid.d.next = self.cfg_valid.q.val();
+        // And is written in the next.
         for i in 0..ENTRIES {
-            if self.cfg_entry.q.val().index() == i {
-                self.ent_valid[i].d.next = self.cfg_valid.q.val();
-                self.ent_format[i].d.next = self.cfg_format.q.val();
-                self.ent_len[i].d.next = self.cfg_len.q.val();
-                self.ent_mask[i].d.next = self.cfg_mask.val();
-                self.ent_prefix[i].d.next = self.cfg_prefix.q.val() & self.cfg_mask.val();
+            if self.mask_entry.q.val().index() == i {
+                self.ent_valid[i].d.next = self.mask_valid.q.val();
+                self.ent_format[i].d.next = self.mask_format.q.val();
+                self.ent_len[i].d.next = self.mask_len.q.val();
+                self.ent_mask[i].d.next = self.cfg_mask.q.val();
+                self.ent_prefix[i].d.next = self.mask_prefix.q.val() & self.cfg_mask.q.val();
             }
             if self.reset.val() {
                 self.ent_valid[i].d.next = false;
@@ -266,6 +314,7 @@ impl Logic for FormatTable {
         }
         if self.reset.val() {
             self.cfg_valid.d.next = false;
+            self.mask_valid.d.next = false;
         }
 
         // Stage 1: the address in network order against every entry.
@@ -275,6 +324,7 @@ impl Logic for FormatTable {
         self.addr_net.next = 0.into();
         for i in 0..ENTRIES {
             self.m_hit[i].d.next = false;
+            self.m_hit_low[i].d.next = false;
             self.m_len[i].d.next = self.ent_len[i].q.val();
             self.m_format[i].d.next = self.ent_format[i].q.val();
         }
@@ -289,16 +339,22 @@ impl Logic for FormatTable {
                 | (bit_cast::<128, 32>(self.addr_words[1].val()) << 64)
                 | (bit_cast::<128, 32>(self.addr_words[2].val()) << 32)
                 | bit_cast::<128, 32>(self.addr_words[3].val());
+            // (In two registered halves: the 128-bit compare and its
+            // reduction in one clock held the block below 200 MHz.)
             for i in 0..ENTRIES {
                 self.m_hit[i].d.next = self.ent_valid[i].q.val()
-                    & ((self.addr_net.val() & self.ent_mask[i].q.val())
-                        == self.ent_prefix[i].q.val());
+                    & ((self.addr_net.val().get_bits::<64>(64)
+                        & self.ent_mask[i].q.val().get_bits::<64>(64))
+                        == self.ent_prefix[i].q.val().get_bits::<64>(64));
+                self.m_hit_low[i].d.next = (self.addr_net.val().get_bits::<64>(0)
+                    & self.ent_mask[i].q.val().get_bits::<64>(0))
+                    == self.ent_prefix[i].q.val().get_bits::<64>(0);
             }
         }
 
-        // Stages 2 and 3: the longest matching prefix; on a tie the lower
+        // Stages 2 to 4: the longest matching prefix; on a tie the lower
         // index (the left input of every node). Stage 2 registers the tree's
-        // first level, stage 3 the best.
+        // first level, stage 3 its second, stage 4 the best.
         // (Only for a looked-up address: a simulator skips it otherwise.)
         self.m_valid.d.next = self.addr_valid.val();
         for n in 0..7 {
@@ -308,13 +364,16 @@ impl Logic for FormatTable {
         for n in 0..6 {
             self.t_len[n].next = 0.into();
         }
+        for i in 0..ENTRIES {
+            self.m_both[i].next = self.m_hit[i].q.val() & self.m_hit_low[i].q.val();
+        }
         if self.m_valid.q.val() {
             for n in 0..4 {
-                self.t_hit[n].next = self.m_hit[2 * n].q.val();
+                self.t_hit[n].next = self.m_both[2 * n].val();
                 self.t_len[n].next = self.m_len[2 * n].q.val();
                 self.t_format[n].next = self.m_format[2 * n].q.val();
-                if self.m_hit[2 * n + 1].q.val()
-                    & (!self.m_hit[2 * n].q.val()
+                if self.m_both[2 * n + 1].val()
+                    & (!self.m_both[2 * n].val()
                         | (self.m_len[2 * n + 1].q.val() > self.m_len[2 * n].q.val()))
                 {
                     self.t_hit[n].next = true;
@@ -343,13 +402,21 @@ impl Logic for FormatTable {
                     self.t_format[4 + n].next = self.p_format[2 * n + 1].q.val();
                 }
             }
-            self.t_hit[6].next = self.t_hit[4].val();
-            self.t_format[6].next = self.t_format[4].val();
-            if self.t_hit[5].val()
-                & (!self.t_hit[4].val() | (self.t_len[5].val() > self.t_len[4].val()))
+        }
+        self.q_valid.d.next = self.p_valid.q.val();
+        for n in 0..2 {
+            self.q_hit[n].d.next = self.t_hit[4 + n].val();
+            self.q_len[n].d.next = self.t_len[4 + n].val();
+            self.q_format[n].d.next = self.t_format[4 + n].val();
+        }
+        if self.q_valid.q.val() {
+            self.t_hit[6].next = self.q_hit[0].q.val();
+            self.t_format[6].next = self.q_format[0].q.val();
+            if self.q_hit[1].q.val()
+                & (!self.q_hit[0].q.val() | (self.q_len[1].q.val() > self.q_len[0].q.val()))
             {
                 self.t_hit[6].next = true;
-                self.t_format[6].next = self.t_format[5].val();
+                self.t_format[6].next = self.q_format[1].q.val();
             }
         }
         self.best_hit.d.next = self.t_hit[6].val();
@@ -361,10 +428,8 @@ impl Logic for FormatTable {
         // Delay to LATENCY.
         self.delay_hit[0].d.next = self.best_hit.q.val();
         self.delay_format[0].d.next = self.best_format.q.val();
-        self.delay_hit[1].d.next = self.delay_hit[0].q.val();
-        self.delay_format[1].d.next = self.delay_format[0].q.val();
-        self.hit.next = self.delay_hit[1].q.val();
-        self.format.next = self.delay_format[1].q.val();
+        self.hit.next = self.delay_hit[0].q.val();
+        self.format.next = self.delay_format[0].q.val();
     }
 }
 

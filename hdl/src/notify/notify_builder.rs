@@ -98,8 +98,8 @@
 //! three-beat frame (a Long-haul RoCEv2 frame over
 //! IPv6 with more than 38 bytes of extension); a frame every twelve clocks
 //! at best when `m.tready` stays high (fourteen for three beats); that of an
-//! ICMPv6 frame nine clocks after (one to compose, two to stream the beats
-//! through `Icmpv6Checksum`, six for its result), a frame every eleven
+//! ICMPv6 frame ten clocks after (one to compose, two to stream the beats
+//! through `Icmpv6Checksum`, seven for its result), a frame every twelve
 //! clocks at best. The extension costs nothing more. Far above any
 //! configured notification rate. The output holds its beat until
 //! `m.tready`.

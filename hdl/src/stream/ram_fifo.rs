@@ -15,7 +15,9 @@
 //! clock. An entry is readable two clocks after its push: `empty` compares
 //! the read pointer with the write pointer of one clock earlier, so the
 //! RAM never reads an address in the clock it is written. `full` and
-//! `empty` depend on registers only. `reset` empties
+//! `empty` are registers themselves (computed from the pointers' next
+//! values), so a user's pop logic starts at a flip-flop, not at a pointer
+//! compare, on its way to the RAM's read address. `reset` empties
 //! it (the RAM keeps its contents, unseen).
 //!
 //! (rust-hdl's `SynchronousFIFO` works the same way but has no reset.)
@@ -39,40 +41,136 @@ pub struct RamFifo<D: Synth> {
     wr: DFF<Bits<9>>,
     wr_seen: DFF<Bits<9>>,
     rd: DFF<Bits<9>>,
-    is_full: Signal<Local, Bit>,
-    is_empty: Signal<Local, Bit>,
+    is_full: DFF<Bit>,
+    /// Not empty (0 at power-on, like the pointers).
+    has_data: DFF<Bit>,
+    wr_next: Signal<Local, Bits<9>>,
     rd_next: Signal<Local, Bits<9>>,
 }
 
 impl<D: Synth> Logic for RamFifo<D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr, wr_seen, rd);
+        dff_setup!(self, clock, wr, wr_seen, rd, is_full, has_data);
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
-        self.is_full.next = (self.wr.q.val().get_bits::<8>(0) == self.rd.q.val().get_bits::<8>(0))
-            & (self.wr.q.val().get_bit(8) != self.rd.q.val().get_bit(8));
-        self.is_empty.next = self.rd.q.val() == self.wr_seen.q.val();
-        self.full.next = self.is_full.val();
-        self.empty.next = self.is_empty.val();
+        self.full.next = self.is_full.q.val();
+        self.empty.next = !self.has_data.q.val();
         self.wr_seen.d.next = self.wr.q.val();
         self.ram.write_address.next = self.wr.q.val().get_bits::<8>(0);
         self.ram.write_data.next = self.push_data.val();
-        self.ram.write_enable.next = self.push.val() & !self.is_full.val();
-        if self.push.val() & !self.is_full.val() {
-            self.wr.d.next = self.wr.q.val() + 1;
+        self.ram.write_enable.next = self.push.val() & !self.is_full.q.val();
+        self.wr_next.next = self.wr.q.val();
+        if self.push.val() & !self.is_full.q.val() {
+            self.wr_next.next = self.wr.q.val() + 1;
         }
+        self.wr.d.next = self.wr_next.val();
         self.rd_next.next = self.rd.q.val();
-        if self.pop.val() & !self.is_empty.val() {
+        if self.pop.val() & self.has_data.q.val() {
             self.rd_next.next = self.rd.q.val() + 1;
         }
         self.rd.d.next = self.rd_next.val();
+        // The flags of the next clock: full by the next pointers, empty by
+        // the next read pointer and this clock's write pointer (the next
+        // `wr_seen`).
+        self.is_full.d.next = (self.wr_next.val().get_bits::<8>(0)
+            == self.rd_next.val().get_bits::<8>(0))
+            & (self.wr_next.val().get_bit(8) != self.rd_next.val().get_bit(8));
+        self.has_data.d.next = self.rd_next.val() != self.wr.q.val();
         self.ram.read_address.next = self.rd_next.val().get_bits::<8>(0);
         self.pop_data.next = self.ram.read_data.val();
         if self.reset.val() {
             self.wr.d.next = 0.into();
             self.wr_seen.d.next = 0.into();
             self.rd.d.next = 0.into();
+            self.is_full.d.next = false;
+            self.has_data.d.next = false;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    #[test]
+    fn hw_01_ram_fifo_verilog_lints_clean() {
+        crate::verilog::assert_lints_clean::<RamFifo<Bits<16>>>("ram_fifo");
+    }
+
+    /// In rust-hdl's simulator, against a queue: random pushes and pops
+    /// (ignored while full / empty), with phases that fill the FIFO to 256
+    /// and drain it; in every clock `full` is "256 entries", `empty` is "no
+    /// entry pushed two or more clocks ago", `pop_data` the oldest entry;
+    /// a reset mid-run empties it.
+    #[test]
+    fn hw_02_ram_fifo_keeps_order_flags_and_one_entry_per_clock() {
+        let mut uut = RamFifo::<Bits<16>>::default();
+        uut.connect_all();
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<RamFifo<Bits<16>>>| {
+            x.clock.next = !x.clock.val()
+        });
+        sim.add_testbench(move |mut sim: Sim<RamFifo<Bits<16>>>| {
+            let mut x = sim.init()?;
+            x.reset.next = true;
+            wait_clock_cycles!(sim, clock, x, 2);
+            x.reset.next = false;
+            // (data, clock of its push)
+            let mut queue: VecDeque<(u64, u64)> = VecDeque::new();
+            let mut seed = 0x2545_F491_4F6C_DD1Du64;
+            let (mut filled, mut run, mut longest_run) = (false, 0u32, 0u32);
+            for k in 0..3_000u64 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let r = seed % 100;
+                if k == 2_000 {
+                    x.reset.next = true;
+                }
+                let (push_pct, pop_pct) = match k {
+                    0..=599 => (90, 10),
+                    600..=1_199 => (10, 90),
+                    _ => (50, 50),
+                };
+                let push = r < push_pct;
+                let pop = (seed >> 8) % 100 < pop_pct;
+                let data = (seed >> 20) & 0xFFFF;
+                x.push.next = push;
+                x.push_data.next = bits::<16>(data);
+                x.pop.next = pop;
+                // The flags and the head, before this clock's edge.
+                let visible = queue.iter().filter(|(_, c)| c + 2 <= k).count();
+                sim_assert_eq!(sim, x.full.val(), queue.len() == RAM_FIFO_DEPTH, x);
+                sim_assert_eq!(sim, x.empty.val(), visible == 0, x);
+                if visible > 0 {
+                    sim_assert_eq!(sim, x.pop_data.val(), bits::<16>(queue[0].0), x);
+                }
+                filled |= queue.len() == RAM_FIFO_DEPTH;
+                wait_clock_cycle!(sim, clock, x);
+                if k == 2_000 {
+                    x.reset.next = false;
+                    queue.clear();
+                    continue;
+                }
+                let full = queue.len() == RAM_FIFO_DEPTH;
+                if pop && visible > 0 {
+                    queue.pop_front();
+                    run += 1;
+                    longest_run = longest_run.max(run);
+                } else {
+                    run = 0;
+                }
+                if push && !full {
+                    queue.push_back((data, k));
+                }
+            }
+            sim_assert!(sim, filled, x);
+            // Back-to-back pops take one entry per clock.
+            sim_assert!(sim, longest_run >= 16, x);
+            sim.done(x)
+        });
+        sim.run(Box::new(uut), 100_000).unwrap();
     }
 }
