@@ -3,7 +3,7 @@
 //!
 //! ```text
 //!  prefix_words, valid, format_code, prefix_len (LH_FORMATn_*)
-//!     -->[ entry cfg_idx (round robin), registered ]-->[ mask = ~(ones >> prefix_len), prefix & mask, valid, format ]   (registered per entry)
+//!     -->[ entry cfg_idx (round robin), registered ]-->[ mask = ~(ones >> prefix_len), registered ]-->[ prefix & mask, valid, format ]   (registered per entry)
 //!  addr (lane order) -->[ byte order ]-->[ 8 x (addr & mask == prefix) ]-->[ longest, lowest index: tree level 1 ]-->[ level 2 ]-->[ level 3 ]-->[ delay 1 ]--> hit, format
 //!                                         stage 1 (registered)              stage 2 (registered)                 stage 3      stage 4 (registered)
 //! ```
@@ -87,23 +87,22 @@ pub struct FormatTable {
     delay_format: Vec<DFF<Bits<2>>>,
     /// The entry whose registers are read this clock.
     cfg_idx: DFF<Bits<3>>,
-    /// The entry read in the clock before, its registers (written to it
-    /// this clock, with the mask).
+    /// The first configuration stage: the entry read in the clock before
+    /// and its registers.
     cfg_entry: DFF<Bits<3>>,
     cfg_prefix: DFF<Bits<128>>,
     cfg_len: DFF<Bits<8>>,
     cfg_format: DFF<Bits<2>>,
     cfg_valid: DFF<Bit>,
-    /// The second configuration stage: the entry with its mask.
+    /// The second configuration stage: the entry with its mask (written
+    /// to the entry this clock).
+    cfg_mask: DFF<Bits<128>>,
     mask_entry: DFF<Bits<3>>,
     mask_prefix: DFF<Bits<128>>,
     mask_len: DFF<Bits<8>>,
     mask_format: DFF<Bits<2>>,
     mask_valid: DFF<Bit>,
     // Combinational.
-    cfg_mask: DFF<Bits<128>>,
-    /// The prefix length of the entry read this clock.
-    cfg_len_now: Signal<Local, Bits<8>>,
     addr_words: Vec<Signal<Local, Bits<32>>>,
     addr_net: Signal<Local, Bits<128>>,
     /// The selection tree: nodes 0..3 pick between entries 2n and 2n+1,
@@ -156,7 +155,6 @@ impl Default for FormatTable {
             cfg_entry: Default::default(),
             cfg_prefix: Default::default(),
             cfg_mask: Default::default(),
-            cfg_len_now: Default::default(),
             cfg_len: Default::default(),
             cfg_format: Default::default(),
             cfg_valid: Default::default(),
@@ -275,7 +273,7 @@ impl Logic for FormatTable {
                 | (bit_cast::<128, 32>(self.prefix_words[30].val()) << 32)
                 | bit_cast::<128, 32>(self.prefix_words[31].val());
         }
-        self.cfg_len_now.next = 0.into();
+        self.cfg_len.d.next = 0.into();
         self.cfg_format.d.next = 0.into();
         self.cfg_valid.d.next = false;
         for i in 0..ENTRIES {
@@ -285,12 +283,11 @@ impl Logic for FormatTable {
             self.ent_mask[i].d.next = self.ent_mask[i].q.val();
             self.ent_prefix[i].d.next = self.ent_prefix[i].q.val();
             if self.cfg_idx.q.val().index() == i {
-                self.cfg_len_now.next = self.prefix_len[i].val();
+                self.cfg_len.d.next = self.prefix_len[i].val();
                 self.cfg_format.d.next = self.format_code[i].val();
                 self.cfg_valid.d.next = self.valid[i].val() & (self.format_code[i].val() != 3);
             }
         }
-        self.cfg_len.d.next = self.cfg_len_now.val();
         self.cfg_entry.d.next = self.cfg_idx.q.val();
         // The entry read in the clock before gets its mask.
         self.cfg_mask.d.next = !(self.ones.val() >> self.cfg_len.q.val());

@@ -39,7 +39,6 @@ pub struct RamFifo<D: Synth> {
     pub empty: Signal<Out, Bit>,
     ram: RAM<D, 8>,
     wr: DFF<Bits<9>>,
-    wr_seen: DFF<Bits<9>>,
     rd: DFF<Bits<9>>,
     is_full: DFF<Bit>,
     /// Not empty (0 at power-on, like the pointers).
@@ -51,12 +50,11 @@ pub struct RamFifo<D: Synth> {
 impl<D: Synth> Logic for RamFifo<D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr, wr_seen, rd, is_full, has_data);
+        dff_setup!(self, clock, wr, rd, is_full, has_data);
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
         self.full.next = self.is_full.q.val();
         self.empty.next = !self.has_data.q.val();
-        self.wr_seen.d.next = self.wr.q.val();
         self.ram.write_address.next = self.wr.q.val().get_bits::<8>(0);
         self.ram.write_data.next = self.push_data.val();
         self.ram.write_enable.next = self.push.val() & !self.is_full.q.val();
@@ -71,8 +69,8 @@ impl<D: Synth> Logic for RamFifo<D> {
         }
         self.rd.d.next = self.rd_next.val();
         // The flags of the next clock: full by the next pointers, empty by
-        // the next read pointer and this clock's write pointer (the next
-        // `wr_seen`).
+        // the next read pointer and this clock's write pointer (one clock
+        // behind the next one).
         self.is_full.d.next = (self.wr_next.val().get_bits::<8>(0)
             == self.rd_next.val().get_bits::<8>(0))
             & (self.wr_next.val().get_bit(8) != self.rd_next.val().get_bit(8));
@@ -81,7 +79,6 @@ impl<D: Synth> Logic for RamFifo<D> {
         self.pop_data.next = self.ram.read_data.val();
         if self.reset.val() {
             self.wr.d.next = 0.into();
-            self.wr_seen.d.next = 0.into();
             self.rd.d.next = 0.into();
             self.is_full.d.next = false;
             self.has_data.d.next = false;
