@@ -102,8 +102,10 @@ const SLVERR: u64 = 2;
 const DECERR: u64 = 3;
 
 /// The CSR block alone, with a master that is always ready for responses:
-/// every access is checked to take exactly three clocks (accept, decode,
-/// respond).
+/// every write is checked to take exactly three clocks (accept, decode,
+/// respond), every read six (accept, decode, the index's copies, two clocks
+/// of the data tree, respond), with no second read accepted while one is in
+/// flight.
 struct Csr(Unit);
 
 impl Csr {
@@ -165,9 +167,19 @@ impl Csr {
         self.0.set_u64("s_axil_arvalid", 1).unwrap();
         assert_eq!(self.get("s_axil_arready"), 1, "{addr:#x}: accepted at once");
         self.0.step();
+        // arvalid stays high through the read: no second read is accepted
+        // before the response.
+        for clock in [
+            "decode",
+            "index copies",
+            "lower data tree",
+            "upper data tree",
+        ] {
+            assert_eq!(self.get("s_axil_rvalid"), 0, "{addr:#x}: {clock} clock");
+            assert_eq!(self.get("s_axil_arready"), 0, "{addr:#x}: {clock} clock");
+            self.0.step();
+        }
         self.0.set_u64("s_axil_arvalid", 0).unwrap();
-        assert_eq!(self.get("s_axil_rvalid"), 0, "{addr:#x}: decode clock");
-        self.0.step();
         assert_eq!(self.get("s_axil_rvalid"), 1, "{addr:#x}: response clock");
         let got = (self.get("s_axil_rresp"), self.get("s_axil_rdata"));
         self.0.step();

@@ -445,9 +445,11 @@ fn expect_scheduled_to(
 }
 
 /// Clocks from a CSR read's address handshake to the clock its register is
-/// sampled in (`CsrBlock` registers the address and decodes it in the next
-/// clock).
-pub const CSR_READ_SAMPLE_CLOCKS: u64 = 1;
+/// sampled in (`CsrBlock` registers the address, decodes it into a
+/// registered index in the next clock, copies the index per 32-register
+/// subtree in the clock after and selects the register's value into its
+/// first data stage in the next).
+pub const CSR_READ_SAMPLE_CLOCKS: u64 = 3;
 
 /// LH-02: the depth of the gateway's virtual egress queue during `run`, as
 /// depth steps (relative clocks): the model's [`virtual_queue_steps`] over
@@ -466,9 +468,8 @@ pub fn internal_queue_steps(model: &GatewayModel, run: &ScheduledCapture) -> Vec
         _ => Vec::new(),
     };
     // Through the clock in which the first register read after the run
-    // samples its register: the CSR block decodes an accepted address in
-    // the clock after (`CsrBlock`), so the depth `compare_counters` reads
-    // is the one of clock `end_cycle`.
+    // samples its register: the CSR block samples it three clocks after the
+    // address is accepted (`CsrBlock`, `CSR_READ_SAMPLE_CLOCKS`).
     virtual_queue_steps(drain, &arrivals, run.end_cycle + CSR_READ_SAMPLE_CLOCKS)
         .into_iter()
         .map(|(c, bytes)| DepthStep {

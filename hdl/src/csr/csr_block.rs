@@ -22,8 +22,12 @@
 //! and decodes it in the next clock, so no AXI input reaches the
 //! register-map decode combinationally (a long path in the FPGA and, in
 //! Verilator, logic evaluated on every input change). A write takes effect
-//! in the clock its response is raised; a write or read takes three clocks
-//! when the master is ready for the response (accept, decode, respond).
+//! in the clock its response is raised and takes three clocks when the
+//! master is ready for the response (accept, decode, respond); a read takes
+//! six (accept, decode, the index copied per 32-register subtree, the data
+//! tree's lower five levels, its upper four, respond: the 512:1 selection
+//! in one clock held the block at 67 MHz on the ECP5). A read samples its
+//! register's value three clocks after it is accepted.
 //!
 //! Read path: a tree of 2:1 multiplexers indexed by register number, not a
 //! chain of comparisons. The word address (`r_addr[11:2]`) first goes
@@ -39,7 +43,12 @@
 //! from the write data when the register is addressed and its byte strobe
 //! is set (a clock enable per lane, shared by its eight flip-flops) rather
 //! than merging old and new bits under a 32-bit mask (a LUT per bit). The
-//! pending write keeps the four strobes, not a mask.
+//! pending write keeps the four strobes, not a mask. The accepted address
+//! is kept once per 256-byte region (a valid bit and the low byte, zero in
+//! the other regions), so a register's "addressed" compare reads its own
+//! region's nine bits and each copy fans out to one region, not to all 365
+//! registers; the response (OKAY, SLVERR, DECERR) comes from a decode tree
+//! of constants over the word address, like the read's.
 
 use super::axil::AxiLiteSlave;
 use cngw_regmap::{Access, REGISTERS};
@@ -87,7 +96,17 @@ pub struct CsrBlock {
     /// Hardware-driven values of volatile read-only registers.
     pub status: Vec<Signal<In, Bits<32>>>,
     // Register map constants, one entry per register.
-    offsets: Vec<Constant<Bits<12>>>,
+    /// Per register: the nine bits of its offset's region (bits 11..8) in
+    /// `w_region`, and its key there (1 << 8 | offset bits 7..0, in place).
+    region_mask: Vec<Constant<Bits<144>>>,
+    region_key: Vec<Constant<Bits<144>>>,
+    /// Per region g: 9 g.
+    group_shift: Vec<Constant<Bits<8>>>,
+    /// Per word: bit 0 mapped, bit 1 writable (storage or pulse).
+    word_access: Vec<Constant<Bits<2>>>,
+    wdecode_node: Vec<Signal<Local, Bits<2>>>,
+    /// The sixteen valid bits of `w_region`.
+    region_valid: Constant<Bits<144>>,
     reset_values: Vec<Constant<Bits<32>>>,
     is_storage: Vec<Constant<Bit>>,
     is_pulse: Vec<Constant<Bit>>,
@@ -108,7 +127,12 @@ pub struct CsrBlock {
     // selecting on the register index.
     read_select: Vec<Constant<Bits<9>>>,
     read_leaf: Vec<Signal<Local, Bits<32>>>,
+    /// Levels 1..5 (nodes 0..496), from the index copies `r_sel`.
     read_node: Vec<Signal<Local, Bits<32>>>,
+    /// Level 5's 16 nodes, registered.
+    read_mid: Vec<DFF<Bits<32>>>,
+    /// Levels 6..9 (nodes 496..511, here 0..15) from `read_mid`.
+    read_top: Vec<Signal<Local, Bits<32>>>,
     // Response channel state.
     bvalid: DFF<Bit>,
     bresp: DFF<Bits<2>>,
@@ -118,12 +142,33 @@ pub struct CsrBlock {
     // An accepted write or read waiting for its decode.
     w_pending: DFF<Bit>,
     w_addr: DFF<Bits<12>>,
+    /// Per 256-byte region g, bits 9g+8..9g: 1 << 8 | the address's low
+    /// byte when the write is in region g, else 0.
+    w_region: DFF<Bits<144>>,
     w_data: DFF<Bits<32>>,
     w_strb: DFF<Bits<4>>,
     r_pending: DFF<Bit>,
     r_addr: DFF<Bits<12>>,
+    // A read's decoded index (stage 2), its copies (stage 3), then its
+    // half-selected data (stage 4).
+    r_index_pending: DFF<Bit>,
+    r_index: DFF<Bits<9>>,
+    r_index_hit: DFF<Bit>,
+    /// Per 32-register subtree g: the index's bits 4..0 when its bits 8..5
+    /// are g, else 0 (distinct registers, so synthesis keeps sixteen
+    /// copies, each with the fan-out of one subtree).
+    r_sel: Vec<DFF<Bits<5>>>,
+    group_ids: Vec<Constant<Bits<4>>>,
+    r_sel_pending: DFF<Bit>,
+    r_sel_index: DFF<Bits<9>>,
+    r_sel_hit: DFF<Bit>,
+    r_mid_pending: DFF<Bit>,
+    r_mid_index: DFF<Bits<9>>,
+    r_mid_hit: DFF<Bit>,
     // Combinational.
     write_go: Signal<Local, Bit>,
+    aw_key: Signal<Local, Bits<144>>,
+    w_region_in: Signal<Local, Bits<144>>,
     read_go: Signal<Local, Bit>,
     write_hit: Signal<Local, Bit>,
     write_hit_writable: Signal<Local, Bit>,
@@ -152,9 +197,12 @@ impl Default for CsrBlock {
     fn default() -> Self {
         let n = REGISTERS.len();
         let mut word_info = vec![0u64; WORDS];
+        let mut word_access = vec![0u64; WORDS];
         for (i, r) in REGISTERS.iter().enumerate() {
             assert!(r.offset % 4 == 0 && (r.offset as usize) < 4 * WORDS);
             word_info[r.offset as usize / 4] = (1 << INDEX_BITS) | i as u64;
+            let writable = matches!(r.access, Access::ReadWrite | Access::WritePulse);
+            word_access[r.offset as usize / 4] = 1 | (writable as u64) << 1;
         }
         Self {
             clock: Default::default(),
@@ -162,10 +210,28 @@ impl Default for CsrBlock {
             s_axil: Default::default(),
             values: (0..n).map(|_| Signal::default()).collect(),
             status: (0..n).map(|_| Signal::default()).collect(),
-            offsets: REGISTERS
+            region_mask: REGISTERS
                 .iter()
-                .map(|r| Constant::new((r.offset as u64).to_bits()))
+                .map(|r| Constant::new(bits::<144>(0x1ff) << (9 * (r.offset as u64 >> 8))))
                 .collect(),
+            region_key: REGISTERS
+                .iter()
+                .map(|r| {
+                    let key = 0x100 | (r.offset as u64 & 0xff);
+                    Constant::new(bits::<144>(key) << (9 * (r.offset as u64 >> 8)))
+                })
+                .collect(),
+            group_shift: (0..16u64)
+                .map(|g| Constant::new((9 * g).to_bits()))
+                .collect(),
+            word_access: word_access
+                .into_iter()
+                .map(|w| Constant::new(w.to_bits()))
+                .collect(),
+            wdecode_node: (0..WORDS - 1).map(|_| Signal::default()).collect(),
+            region_valid: Constant::new(
+                (0..16u64).fold(bits::<144>(0), |m, g| m | (bits::<144>(0x100) << (9 * g))),
+            ),
             reset_values: REGISTERS
                 .iter()
                 .map(|r| Constant::new((r.reset as u64).to_bits()))
@@ -194,7 +260,9 @@ impl Default for CsrBlock {
             decode_node: (0..WORDS - 1).map(|_| Signal::default()).collect(),
             read_select: tree_selects(INDEX_BITS, 0),
             read_leaf: (0..LEAVES).map(|_| Signal::default()).collect(),
-            read_node: (0..LEAVES - 1).map(|_| Signal::default()).collect(),
+            read_node: (0..LEAVES - 16).map(|_| Signal::default()).collect(),
+            read_mid: (0..16).map(|_| Default::default()).collect(),
+            read_top: (0..15).map(|_| Signal::default()).collect(),
             bvalid: Default::default(),
             bresp: Default::default(),
             rvalid: Default::default(),
@@ -202,11 +270,25 @@ impl Default for CsrBlock {
             rdata: Default::default(),
             w_pending: Default::default(),
             w_addr: Default::default(),
+            w_region: Default::default(),
             w_data: Default::default(),
             w_strb: Default::default(),
             r_pending: Default::default(),
             r_addr: Default::default(),
+            r_index_pending: Default::default(),
+            r_index: Default::default(),
+            r_index_hit: Default::default(),
+            r_sel: (0..16).map(|_| Default::default()).collect(),
+            group_ids: (0..16u64).map(|g| Constant::new(g.to_bits())).collect(),
+            r_sel_pending: Default::default(),
+            r_sel_index: Default::default(),
+            r_sel_hit: Default::default(),
+            r_mid_pending: Default::default(),
+            r_mid_index: Default::default(),
+            r_mid_hit: Default::default(),
             write_go: Default::default(),
+            aw_key: Default::default(),
+            w_region_in: Default::default(),
             read_go: Default::default(),
             write_hit: Default::default(),
             write_hit_writable: Default::default(),
@@ -221,9 +303,34 @@ impl Logic for CsrBlock {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, bvalid, bresp, rvalid, rresp, rdata, w_pending, w_addr, w_data, w_strb,
-            r_pending, r_addr
+            self,
+            clock,
+            bvalid,
+            bresp,
+            rvalid,
+            rresp,
+            rdata,
+            w_pending,
+            w_addr,
+            w_region,
+            w_data,
+            w_strb,
+            r_pending,
+            r_addr,
+            r_index_pending,
+            r_index,
+            r_index_hit,
+            r_sel_pending,
+            r_sel_index,
+            r_sel_hit,
+            r_mid_pending,
+            r_mid_index,
+            r_mid_hit
         );
+        for k in 0..16 {
+            self.read_mid[k].clock.next = self.clock.val();
+            self.r_sel[k].clock.next = self.clock.val();
+        }
         for i in 0..REGISTERS.len() {
             self.storage0[i].clock.next = self.clock.val();
             self.storage1[i].clock.next = self.clock.val();
@@ -259,22 +366,58 @@ impl Logic for CsrBlock {
         self.s_axil.awready.next = self.write_go.val();
         self.s_axil.wready.next = self.write_go.val();
         self.w_pending.d.next = self.write_go.val();
+        // The address is kept once per 256-byte region (`w_region`, nine
+        // bits per region: a valid bit and the address's low byte, zero in
+        // the other regions), so each copy drives the compares of its own
+        // region's registers only.
+        self.aw_key.next =
+            bit_cast::<144, 8>(self.s_axil.awaddr.val().get_bits::<8>(0)) | bits::<144>(0x100);
+        self.w_region_in.next = 0.into();
+        for g in 0..16 {
+            if self.s_axil.awaddr.val().get_bits::<4>(8) == self.group_ids[g].val() {
+                self.w_region_in.next = self.aw_key.val() << self.group_shift[g].val();
+            }
+        }
+        // `w_region` holds the write for its decode clock only (zero
+        // otherwise): its valid bits are the pending flag, per region.
+        self.w_region.d.next = 0.into();
         if self.write_go.val() {
             self.w_addr.d.next = self.s_axil.awaddr.val();
+            self.w_region.d.next = self.w_region_in.val();
             self.w_data.d.next = self.s_axil.wdata.val();
             self.w_strb.d.next = self.s_axil.wstrb.val();
         }
-        self.write_hit.next = false;
-        self.write_hit_writable.next = false;
+        // Mapped and writable, from a decode tree of constants over the
+        // word address (like the read's), not from the 365 compares.
+        for j in 0..512 {
+            if (self.w_addr.q.val() & self.decode_select[j].val()).any() {
+                self.wdecode_node[j].next = self.word_access[2 * j + 1].val();
+            } else {
+                self.wdecode_node[j].next = self.word_access[2 * j].val();
+            }
+        }
+        for j in 512..1023 {
+            if (self.w_addr.q.val() & self.decode_select[j].val()).any() {
+                self.wdecode_node[j].next = self.wdecode_node[2 * j - 1023].val();
+            } else {
+                self.wdecode_node[j].next = self.wdecode_node[2 * j - 1024].val();
+            }
+        }
+        self.write_hit.next = self.wdecode_node[1022].val().get_bit(0)
+            & !self.w_addr.q.val().get_bit(0)
+            & !self.w_addr.q.val().get_bit(1);
+        self.write_hit_writable.next =
+            self.write_hit.val() & self.wdecode_node[1022].val().get_bit(1);
         // The decode runs only for a pending write (in Verilator, the body of
         // a false `if` is skipped: the register map costs nothing on idle
-        // clocks). A pulse register's lanes without a strobe stay at 0.
-        if self.w_pending.q.val() {
+        // clocks). The condition is the OR of the regions' valid bits, which
+        // each register's compare implies (synthesis drops it, where
+        // `w_pending` fanned out to every register's lane enables). A pulse
+        // register's lanes without a strobe stay at 0.
+        if (self.w_region.q.val() & self.region_valid.val()).any() {
             for i in 0..REGISTERS.len() {
-                if self.w_addr.q.val() == self.offsets[i].val() {
-                    self.write_hit.next = true;
+                if (self.w_region.q.val() & self.region_mask[i].val()) == self.region_key[i].val() {
                     if self.is_storage[i].val() | self.is_pulse[i].val() {
-                        self.write_hit_writable.next = true;
                         if self.w_strb.q.val().get_bit(0) {
                             self.storage0[i].d.next =
                                 self.w_data.q.val() & bits::<32>(0x0000_00ffu64);
@@ -310,8 +453,12 @@ impl Logic for CsrBlock {
 
         // Read channel: the address is registered and decoded in the next
         // clock.
-        self.read_go.next =
-            self.s_axil.arvalid.val() & !self.rvalid.q.val() & !self.r_pending.q.val();
+        self.read_go.next = self.s_axil.arvalid.val()
+            & !self.rvalid.q.val()
+            & !self.r_pending.q.val()
+            & !self.r_index_pending.q.val()
+            & !self.r_sel_pending.q.val()
+            & !self.r_mid_pending.q.val();
         self.s_axil.arready.next = self.read_go.val();
         self.r_pending.d.next = self.read_go.val();
         if self.read_go.val() {
@@ -338,9 +485,24 @@ impl Logic for CsrBlock {
         self.read_hit.next = self.decode_node[1022].val().get_bit(9)
             & !self.r_addr.q.val().get_bit(0)
             & !self.r_addr.q.val().get_bit(1);
+        self.r_index_pending.d.next = self.r_pending.q.val();
+        self.r_index.d.next = self.read_index.val();
+        // The index's copies, one clock after the decode.
+        for g in 0..16 {
+            self.r_sel[g].d.next = 0.into();
+            if self.r_index.q.val().get_bits::<4>(5) == self.group_ids[g].val() {
+                self.r_sel[g].d.next = self.r_index.q.val().get_bits::<5>(0);
+            }
+        }
+        self.r_sel_pending.d.next = self.r_index_pending.q.val();
+        self.r_sel_index.d.next = self.r_index.q.val();
+        self.r_sel_hit.d.next = self.r_index_hit.q.val();
+        self.r_index_hit.d.next = self.read_hit.val();
         // Data tree: a leaf per register index; nodes 0..256 select between
         // leaves on the index's bit 0, nodes 256..511 between nodes; the
-        // root is node 510.
+        // root is node 510. Levels 1..5 (down to 16 nodes) run in the clock
+        // after the copies, levels 6..9 in the next (each clock a 32:1 or
+        // 16:1 selection, not the 512:1 of one clock).
         for i in 0..REGISTERS.len() {
             if self.is_storage[i].val() {
                 self.read_leaf[i].next = self.values[i].val();
@@ -355,28 +517,79 @@ impl Logic for CsrBlock {
         for i in REGISTERS.len()..512 {
             self.read_leaf[i].next = 0.into();
         }
-        for j in 0..256 {
-            if (self.read_index.val() & self.read_select[j].val()).any() {
-                self.read_node[j].next = self.read_leaf[2 * j + 1].val();
+        // Levels 1..5 as sixteen 32-leaf subtrees, subtree g (registers
+        // 32g..32g+31) selecting on its own copy of the index's low five
+        // bits (`r_sel[g]`, zero unless the index is in the subtree): each
+        // copy drives one subtree, not the whole file.
+        for g in 0..16 {
+            for k in 0..16 {
+                if self.r_sel[g].q.val().get_bit(0) {
+                    self.read_node[16 * g + k].next = self.read_leaf[32 * g + 2 * k + 1].val();
+                } else {
+                    self.read_node[16 * g + k].next = self.read_leaf[32 * g + 2 * k].val();
+                }
+            }
+            for k in 0..8 {
+                if self.r_sel[g].q.val().get_bit(1) {
+                    self.read_node[256 + 8 * g + k].next = self.read_node[16 * g + 2 * k + 1].val();
+                } else {
+                    self.read_node[256 + 8 * g + k].next = self.read_node[16 * g + 2 * k].val();
+                }
+            }
+            for k in 0..4 {
+                if self.r_sel[g].q.val().get_bit(2) {
+                    self.read_node[384 + 4 * g + k].next =
+                        self.read_node[256 + 8 * g + 2 * k + 1].val();
+                } else {
+                    self.read_node[384 + 4 * g + k].next =
+                        self.read_node[256 + 8 * g + 2 * k].val();
+                }
+            }
+            for k in 0..2 {
+                if self.r_sel[g].q.val().get_bit(3) {
+                    self.read_node[448 + 2 * g + k].next =
+                        self.read_node[384 + 4 * g + 2 * k + 1].val();
+                } else {
+                    self.read_node[448 + 2 * g + k].next =
+                        self.read_node[384 + 4 * g + 2 * k].val();
+                }
+            }
+            if self.r_sel[g].q.val().get_bit(4) {
+                self.read_node[480 + g].next = self.read_node[448 + 2 * g + 1].val();
             } else {
-                self.read_node[j].next = self.read_leaf[2 * j].val();
+                self.read_node[480 + g].next = self.read_node[448 + 2 * g].val();
             }
         }
-        for j in 256..511 {
-            if (self.read_index.val() & self.read_select[j].val()).any() {
-                self.read_node[j].next = self.read_node[2 * j - 511].val();
+        for k in 0..16 {
+            self.read_mid[k].d.next = self.read_node[480 + k].val();
+        }
+        self.r_mid_pending.d.next = self.r_sel_pending.q.val();
+        self.r_mid_index.d.next = self.r_sel_index.q.val();
+        self.r_mid_hit.d.next = self.r_sel_hit.q.val();
+        // Node 496 + m is read_top[m]; its children are nodes 2j - 512 and
+        // 2j - 511 (j = 496 + m): read_mid for level 6, read_top above.
+        for j in 496..504 {
+            if (self.r_mid_index.q.val() & self.read_select[j].val()).any() {
+                self.read_top[j - 496].next = self.read_mid[2 * j - 991].q.val();
             } else {
-                self.read_node[j].next = self.read_node[2 * j - 512].val();
+                self.read_top[j - 496].next = self.read_mid[2 * j - 992].q.val();
+            }
+        }
+        for j in 504..511 {
+            if (self.r_mid_index.q.val() & self.read_select[j].val()).any() {
+                self.read_top[j - 496].next = self.read_top[2 * j - 1007].val();
+            } else {
+                self.read_top[j - 496].next = self.read_top[2 * j - 1008].val();
             }
         }
         self.read_value.next = 0.into();
-        if self.read_hit.val() {
-            self.read_value.next = self.read_node[510].val();
+        if self.r_mid_hit.q.val() {
+            self.read_value.next = self.read_top[14].val();
         }
-        if self.r_pending.q.val() {
+        if self.r_mid_pending.q.val() {
             self.rvalid.d.next = true;
             self.rdata.d.next = self.read_value.val();
-            if self.read_hit.val() {
+            if self.r_mid_hit.q.val() {
                 self.rresp.d.next = 0.into();
             } else {
                 self.rresp.d.next = 3.into();
@@ -390,6 +603,9 @@ impl Logic for CsrBlock {
             self.rvalid.d.next = false;
             self.w_pending.d.next = false;
             self.r_pending.d.next = false;
+            self.r_index_pending.d.next = false;
+            self.r_sel_pending.d.next = false;
+            self.r_mid_pending.d.next = false;
             for i in 0..REGISTERS.len() {
                 self.storage0[i].d.next = self.reset_values[i].val() & bits::<32>(0x0000_00ffu64);
                 self.storage1[i].d.next = self.reset_values[i].val() & bits::<32>(0x0000_ff00u64);
