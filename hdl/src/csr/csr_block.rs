@@ -416,24 +416,20 @@ impl Logic for CsrBlock {
         // register's lanes without a strobe stay at 0.
         if (self.w_region.q.val() & self.region_valid.val()).any() {
             for i in 0..REGISTERS.len() {
-                if (self.w_region.q.val() & self.region_mask[i].val()) == self.region_key[i].val() {
-                    if self.is_storage[i].val() | self.is_pulse[i].val() {
-                        if self.w_strb.q.val().get_bit(0) {
-                            self.storage0[i].d.next =
-                                self.w_data.q.val() & bits::<32>(0x0000_00ffu64);
-                        }
-                        if self.w_strb.q.val().get_bit(1) {
-                            self.storage1[i].d.next =
-                                self.w_data.q.val() & bits::<32>(0x0000_ff00u64);
-                        }
-                        if self.w_strb.q.val().get_bit(2) {
-                            self.storage2[i].d.next =
-                                self.w_data.q.val() & bits::<32>(0x00ff_0000u64);
-                        }
-                        if self.w_strb.q.val().get_bit(3) {
-                            self.storage3[i].d.next =
-                                self.w_data.q.val() & bits::<32>(0xff00_0000u64);
-                        }
+                if ((self.w_region.q.val() & self.region_mask[i].val()) == self.region_key[i].val())
+                    & (self.is_storage[i].val() | self.is_pulse[i].val())
+                {
+                    if self.w_strb.q.val().get_bit(0) {
+                        self.storage0[i].d.next = self.w_data.q.val() & bits::<32>(0x0000_00ffu64);
+                    }
+                    if self.w_strb.q.val().get_bit(1) {
+                        self.storage1[i].d.next = self.w_data.q.val() & bits::<32>(0x0000_ff00u64);
+                    }
+                    if self.w_strb.q.val().get_bit(2) {
+                        self.storage2[i].d.next = self.w_data.q.val() & bits::<32>(0x00ff_0000u64);
+                    }
+                    if self.w_strb.q.val().get_bit(3) {
+                        self.storage3[i].d.next = self.w_data.q.val() & bits::<32>(0xff00_0000u64);
                     }
                 }
             }
