@@ -219,6 +219,7 @@ const _: () = {
     assert!(REGISTERS[120].offset == offset::LH_FORMAT4_CONTROL);
     assert!(REGISTERS[121].offset == offset::LH_FORMAT5_PREFIX_0);
     assert!(REGISTERS[122].offset == offset::LH_FORMAT5_PREFIX_1);
+    assert!(crate::ra::LAW_CLOCKS + 1 < 256, "rs_wait is 8 bits");
     assert!(REGISTERS[123].offset == offset::LH_FORMAT5_PREFIX_2);
     assert!(REGISTERS[124].offset == offset::LH_FORMAT5_PREFIX_3);
     assert!(REGISTERS[125].offset == offset::LH_FORMAT5_CONTROL);
@@ -641,6 +642,9 @@ pub struct Gateway {
     ra_dc_bytes: DFF<Bits<32>>,
     ra_dc_sum: Signal<Local, Bits<33>>,
     rs_wait: DFF<Bits<8>>,
+    /// `LAW_CLOCKS + 1`: from an interval's end to the clock the egress
+    /// law's new rate is seen.
+    rs_wait_clocks: Constant<Bits<8>>,
     rs_pend: DFF<Bits<2>>,
     rs_rate: DFF<Bits<32>>,
     rs_count: DFF<Bits<32>>,
@@ -820,6 +824,7 @@ impl Default for Gateway {
             ra_dc_bytes: Default::default(),
             ra_dc_sum: Default::default(),
             rs_wait: Default::default(),
+            rs_wait_clocks: Constant::new(bits::<8>(crate::ra::LAW_CLOCKS + 1)),
             rs_pend: Default::default(),
             rs_rate: Default::default(),
             rs_count: Default::default(),
@@ -1996,7 +2001,7 @@ impl Logic for Gateway {
         // interval's end: then one message per valid peer waits for the
         // builder (a later interval's replaces one still waiting).
         if self.ra_end.val() {
-            self.rs_wait.d.next = 124.into();
+            self.rs_wait.d.next = self.rs_wait_clocks.val();
         } else if self.rs_wait.q.val() != 0 {
             self.rs_wait.d.next = self.rs_wait.q.val() - 1;
         }

@@ -199,8 +199,6 @@ pub fn lint_waivers() -> String {
         "joined_shift",
         "ip_fold2",
         "udp_fold2",
-        // RateLaw: the rounding sum's low bits (the shifts drop them).
-        "law_rounded",
         // The parsers' BTH byte 4: the Rate Advice capability bit of dc_rx
         // frames is all the gateway reads of it.
         "dc_parser$bth_flags",

@@ -98,7 +98,7 @@
 //! law = true                   # RCP's law every interval (default true); false: the advice is 8 C
 //! header_bit = false           # RA-01: frames with BTH byte 4 bit 4 set mark their sender capable
 //! capacity_gbps = 100          # C, the WAN port's capacity: round(gbps * 125) bytes/us, 1..=1048575
-//! interval_us = 1000           # T, 1..=16777215 and at least 124 clocks at [gateway] clocks_per_us; T <= rtt_us
+//! interval_us = 1000           # T, 1..=16777215 and at least 133 clocks at [gateway] clocks_per_us; T <= rtt_us
 //! rtt_us = 10000               # d, the senders' reaction time (written as T/d and 1/(d C))
 //! alpha = 0.4                  # gains, 0 < x < 2, in 1/256 steps (RCP's 0.4 and 0.226)
 //! beta = 0.226

@@ -37,7 +37,7 @@ pub const CAPACITY_MAX: u32 = (1 << 20) - 1;
 /// Largest `RA_INTERVAL_US` (the gateway uses bits 23..0).
 pub const INTERVAL_MAX_US: u32 = (1 << 24) - 1;
 /// The law's datapath needs at least this many clocks per interval.
-pub const MIN_INTERVAL_CLOCKS: u64 = 124;
+pub const MIN_INTERVAL_CLOCKS: u64 = 133;
 /// Largest gain in 1/256 (9 bits of `RA_GAINS_Q8` each).
 pub const GAIN_MAX_Q8: u32 = 511;
 /// Capable-sender prefixes (`RA_CAP0`, `RA_CAP1`), policy entries
@@ -705,19 +705,23 @@ mod tests {
     }
 
     #[test]
-    fn ra_02_interval_needs_124_clocks() {
+    fn ra_02_interval_needs_133_clocks() {
+        // The gateway's law writes its rate LAW_CLOCKS after an interval's
+        // end and takes the next end from the clock after.
+        assert_eq!(MIN_INTERVAL_CLOCKS, cngw_hdl::ra::LAW_CLOCKS + 1);
+        assert_eq!(MIN_INTERVAL_CLOCKS, 133);
         let law = RateAdviceLaw {
             interval_us: 1,
             rtt_us: 10,
             ..Default::default()
         };
-        assert!(law.check(124).is_empty());
-        let problems = law.check(123);
+        assert!(law.check(133).is_empty());
+        let problems = law.check(132);
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert_eq!(problems[0].0, "interval_us");
         let text = problems[0].1.to_string();
         assert!(
-            text.contains("interval_us 1 at clocks_per_us 123 is 123 clocks"),
+            text.contains("interval_us 1 at clocks_per_us 132 is 132 clocks"),
             "{text}"
         );
         assert!(text.contains("interval_us >= 2"), "{text}");

@@ -158,7 +158,7 @@ pub fn law_step(rate: u32, arrived: u64, queue: u64, l: &LawRegisters) -> u32 {
 /// law writes the new rate in (`cngw_hdl::ra::LAW_CLOCKS`): decisions see it
 /// from the clock after; an interval that ends while the law still runs is
 /// skipped.
-pub const LAW_CLOCKS: u64 = 123;
+pub const LAW_CLOCKS: u64 = 132;
 
 /// The law's inputs from the gateway's registers (C bits 19..0, T bits
 /// 23..0, as the hardware takes them).

@@ -13,19 +13,30 @@
 //! One multiplier step per clock (the product's bits from the least
 //! significant; the accumulator is 96 bits, enough for the widths the
 //! registers allow: C 20 bits, T 24 bits). A negative `delta` or step is
-//! law_rounded toward minus infinity, as the model's arithmetic shift of a
+//! rounded toward minus infinity, as the model's arithmetic shift of a
 //! signed product does. A `start` in clock `e` updates `rate` in clock
 //! `e + LAW_CLOCKS` (visible from the next); a `start` while the law runs is
-//! ignored (a control interval is at least `LAW_CLOCKS` clocks). `rate` is
-//! `8 C` until the first update and whenever `law` is low (the law's state
-//! is then cleared).
+//! ignored (a control interval is at least `LAW_CLOCKS + 1` clocks). `rate`
+//! is `8 C` until the first update and whenever `law` is low (the law's
+//! state is then cleared).
+//!
+//! Timing: a product's last step writes it whole into the accumulator and
+//! what follows runs on registers, one carry chain per clock: after each
+//! product, "finish" clocks (one-hot flags `k1`..`k6b`) compute the next
+//! operands from it: spare's compare and both differences (1 clock),
+//! drain and Pa (1 each), the three candidates of num then its selection
+//! (2), delta's clamp then the step's operands (2), the new rate then its
+//! clamp (2): 9 clocks on top of the 123 multiplier steps and the latch.
+//! The rounding of a negative delta and step costs no adder: their
+//! products start from 2^24 - 1 and 2^16 - 1 instead of 0.
 
 use rust_hdl::prelude::*;
 
 /// Clocks from `start` to the clock the new rate is written in (the rate is
 /// seen from the clock after): one to latch, then 24 + 32 + 9 + 9 + 32 + 17
-/// multiplier steps. The model's timing uses the same number (checked below).
-pub const LAW_CLOCKS: u64 = 123;
+/// multiplier steps and 1 + 1 + 1 + 2 + 2 + 2 finish clocks. The model's
+/// timing uses the same number (checked below).
+pub const LAW_CLOCKS: u64 = 132;
 
 #[derive(LogicBlock, Default)]
 pub struct RateLaw {
@@ -52,6 +63,19 @@ pub struct RateLaw {
     pub rate: Signal<Out, Bits<32>>,
     /// 0 idle, 1..6 the products in the order above.
     phase: DFF<Bits<3>>,
+    /// A product's steps run.
+    run: DFF<Bit>,
+    /// The finish clocks, one flag each (one-hot with `run`): after
+    /// product 1, 2, 3; 4 (two), 5 (two), 6 (three).
+    k1: DFF<Bit>,
+    k2: DFF<Bit>,
+    k3: DFF<Bit>,
+    k4a: DFF<Bit>,
+    k4b: DFF<Bit>,
+    k5a: DFF<Bit>,
+    k5b: DFF<Bit>,
+    k6a: DFF<Bit>,
+    k6b: DFF<Bit>,
     mul_a: DFF<Bits<96>>,
     mul_b: DFF<Bits<32>>,
     acc: DFF<Bits<96>>,
@@ -66,26 +90,30 @@ pub struct RateLaw {
     pa: DFF<Bits<64>>,
     num_neg: DFF<Bit>,
     r0: DFF<Bits<48>>,
+    /// num's candidates: Pa + Pb, Pa - Pb (65 bits: bit 64 set when Pa <
+    /// Pb), Pb - Pa.
+    n_sum: DFF<Bits<64>>,
+    n_diff: DFF<Bits<65>>,
+    n_rdiff: DFF<Bits<64>>,
+    /// |delta|, clamped.
+    dl: DFF<Bits<17>>,
+    /// The new rate before its clamp.
+    r_new: DFF<Bits<48>>,
     max_rate: Signal<Local, Bits<32>>,
     acc_next: Signal<Local, Bits<96>>,
     last: Signal<Local, Bit>,
-    ct: Signal<Local, Bits<48>>,
-    pb: Signal<Local, Bits<64>>,
-    num_mag: Signal<Local, Bits<64>>,
-    law_rounded: Signal<Local, Bits<96>>,
-    delta_wide: Signal<Local, Bits<72>>,
-    delta: Signal<Local, Bits<17>>,
+    /// num's sign as it is chosen after product 4.
+    neg_next: Signal<Local, Bit>,
     r_start: Signal<Local, Bits<32>>,
-    adj: Signal<Local, Bits<48>>,
-    r_new: Signal<Local, Bits<48>>,
 }
 
 impl Logic for RateLaw {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, mul_a, mul_b, acc, steps, r, y, qd, spare_neg, spare_mag, drain,
-            pa, num_neg, r0
+            self, clock, phase, run, k1, k2, k3, k4a, k4b, k5a, k5b, k6a, k6b, mul_a, mul_b, acc,
+            steps, r, y, qd, spare_neg, spare_mag, drain, pa, num_neg, r0, n_sum, n_diff, n_rdiff,
+            dl, r_new
         );
         self.max_rate.next = bit_cast::<32, 20>(self.capacity.val()) << 3;
         self.r_start.next = self.r.q.val();
@@ -94,107 +122,137 @@ impl Logic for RateLaw {
         }
         self.rate.next = self.r_start.val();
 
-        // One shift-add step per clock while a product runs.
+        // One shift-add step per clock while a product runs; its last step
+        // leaves the whole product in `acc` and starts its finish clocks.
         self.acc_next.next = self.acc.q.val();
         if self.mul_b.q.val().get_bit(0) {
             self.acc_next.next = self.acc.q.val() + self.mul_a.q.val();
         }
-        self.last.next = self.phase.q.val().any() & (self.steps.q.val() == 1);
-        if self.phase.q.val().any() {
+        self.last.next = self.run.q.val() & (self.steps.q.val() == 1);
+        if self.run.q.val() {
             self.acc.d.next = self.acc_next.val();
             self.mul_a.d.next = self.mul_a.q.val() << 1;
             self.mul_b.d.next = self.mul_b.q.val() >> 1;
             self.steps.d.next = self.steps.q.val() - 1;
         }
-        self.ct.next = self.acc_next.val().get_bits::<48>(0);
-        self.pb.next = self.acc_next.val().get_bits::<64>(0);
-        self.num_mag.next = 0.into();
-        self.law_rounded.next = self.acc_next.val();
-        self.delta_wide.next = 0.into();
-        self.delta.next = 0.into();
-        self.adj.next = 0.into();
-        self.r_new.next = 0.into();
+        self.k1.d.next = self.last.val() & (self.phase.q.val() == 1);
+        self.k2.d.next = self.last.val() & (self.phase.q.val() == 2);
+        self.k3.d.next = self.last.val() & (self.phase.q.val() == 3);
+        self.k4a.d.next = self.last.val() & (self.phase.q.val() == 4);
+        self.k5a.d.next = self.last.val() & (self.phase.q.val() == 5);
+        self.k6a.d.next = self.last.val() & (self.phase.q.val() == 6);
+        self.k4b.d.next = self.k4a.q.val();
+        self.k5b.d.next = self.k5a.q.val();
+        self.k6b.d.next = self.k6a.q.val();
         if self.last.val() {
+            self.run.d.next = false;
+        }
+
+        // After C T (its low 48 bits): spare = C T - y.
+        if self.k1.q.val() {
+            self.spare_neg.d.next = self.y.q.val() > self.acc.q.val().get_bits::<48>(0);
+            self.spare_mag.d.next = self.acc.q.val().get_bits::<48>(0) - self.y.q.val();
+            if self.y.q.val() > self.acc.q.val().get_bits::<48>(0) {
+                self.spare_mag.d.next = self.y.q.val() - self.acc.q.val().get_bits::<48>(0);
+            }
+            self.mul_a.d.next = bit_cast::<96, 32>(self.qd.q.val());
+            self.mul_b.d.next = self.t_over_d.val();
+            self.steps.d.next = 32.into();
+        }
+        if self.k2.q.val() {
+            self.drain.d.next = self.acc.q.val().get_bits::<48>(16);
+            self.mul_a.d.next = bit_cast::<96, 48>(self.spare_mag.q.val());
+            self.mul_b.d.next = bit_cast::<32, 9>(self.alpha.val());
+            self.steps.d.next = 9.into();
+        }
+        if self.k3.q.val() {
+            self.pa.d.next = self.acc.q.val().get_bits::<64>(0);
+            self.mul_a.d.next = bit_cast::<96, 48>(self.drain.q.val());
+            self.mul_b.d.next = bit_cast::<32, 9>(self.beta.val());
+            self.steps.d.next = 9.into();
+        }
+        // num = +-Pa - Pb as sign and magnitude: the candidates, then the
+        // choice.
+        if self.k4a.q.val() {
+            self.n_sum.d.next = self.pa.q.val() + self.acc.q.val().get_bits::<64>(0);
+            self.n_diff.d.next = bit_cast::<65, 64>(self.pa.q.val())
+                - bit_cast::<65, 64>(self.acc.q.val().get_bits::<64>(0));
+            self.n_rdiff.d.next = self.acc.q.val().get_bits::<64>(0) - self.pa.q.val();
+        }
+        self.neg_next.next = self.spare_neg.q.val() | self.n_diff.q.val().get_bit(64);
+        if self.k4b.q.val() {
+            self.num_neg.d.next = self.neg_next.val();
+            self.mul_a.d.next = bit_cast::<96, 64>(self.n_sum.q.val());
+            if !self.spare_neg.q.val() {
+                self.mul_a.d.next = bit_cast::<96, 64>(self.n_rdiff.q.val());
+                if !self.n_diff.q.val().get_bit(64) {
+                    self.mul_a.d.next = bit_cast::<96, 64>(self.n_diff.q.val().get_bits::<64>(0));
+                }
+            }
+            self.mul_b.d.next = self.inv_dc.val();
+            self.steps.d.next = 32.into();
+        }
+        // delta = P >> 24, toward minus infinity when negative (up in
+        // magnitude: P started from 2^24 - 1, see below), clamped to
+        // [-2^15, 2^16]; R's value is kept for the step.
+        if self.k5a.q.val() {
+            self.dl.d.next = self.acc.q.val().get_bits::<17>(24);
+            if self.num_neg.q.val() {
+                if self.acc.q.val().get_bits::<56>(40).any()
+                    | (self.acc.q.val().get_bit(39) & self.acc.q.val().get_bits::<15>(24).any())
+                {
+                    self.dl.d.next = 0x8000.into();
+                }
+            } else if self.acc.q.val().get_bits::<55>(41).any()
+                | (self.acc.q.val().get_bit(40) & self.acc.q.val().get_bits::<16>(24).any())
+            {
+                self.dl.d.next = 0x1_0000.into();
+            }
+            self.r0.d.next = bit_cast::<48, 32>(self.r_start.val());
+        }
+        if self.k5b.q.val() {
+            self.mul_a.d.next = bit_cast::<96, 48>(self.r0.q.val());
+            self.mul_b.d.next = bit_cast::<32, 17>(self.dl.q.val());
+            self.steps.d.next = 17.into();
+        }
+        // R +- (R |delta|) >> 16 (the step up in magnitude when negative:
+        // Q started from 2^16 - 1), then clamped to [min, 8 C].
+        if self.k6a.q.val() {
+            self.r_new.d.next = self.r0.q.val() + self.acc.q.val().get_bits::<48>(16);
+            if self.num_neg.q.val() {
+                self.r_new.d.next = self.r0.q.val() - self.acc.q.val().get_bits::<48>(16);
+            }
+        }
+        if self.k6b.q.val() {
+            // max(min) then min(max), as the model: with min above 8 C the
+            // ceiling wins.
+            self.r.d.next = self.r_new.q.val().get_bits::<32>(0);
+            if self.r_new.q.val() < bit_cast::<48, 32>(self.min_rate.val()) {
+                self.r.d.next = self.min_rate.val();
+            }
+            if (self.r_new.q.val() > bit_cast::<48, 32>(self.max_rate.val()))
+                | ((self.r_new.q.val() < bit_cast::<48, 32>(self.min_rate.val()))
+                    & (self.min_rate.val() > self.max_rate.val()))
+            {
+                self.r.d.next = self.max_rate.val();
+            }
+            self.phase.d.next = 0.into();
+        }
+        // The next product starts.
+        // The next product starts; a negative num's two products start from
+        // 2^24 - 1 and 2^16 - 1, so that their shifts round toward minus
+        // infinity.
+        if self.k1.q.val() | self.k2.q.val() | self.k3.q.val() | self.k4b.q.val() | self.k5b.q.val()
+        {
             self.acc.d.next = 0.into();
+            self.run.d.next = true;
             self.phase.d.next = self.phase.q.val() + 1;
-            if self.phase.q.val() == 1 {
-                // spare = C T - y.
-                self.spare_neg.d.next = self.y.q.val() > self.ct.val();
-                self.spare_mag.d.next = self.ct.val() - self.y.q.val();
-                if self.y.q.val() > self.ct.val() {
-                    self.spare_mag.d.next = self.y.q.val() - self.ct.val();
-                }
-                self.mul_a.d.next = bit_cast::<96, 32>(self.qd.q.val());
-                self.mul_b.d.next = self.t_over_d.val();
-                self.steps.d.next = 32.into();
-            }
-            if self.phase.q.val() == 2 {
-                self.drain.d.next = self.acc_next.val().get_bits::<48>(16);
-                self.mul_a.d.next = bit_cast::<96, 48>(self.spare_mag.q.val());
-                self.mul_b.d.next = bit_cast::<32, 9>(self.alpha.val());
-                self.steps.d.next = 9.into();
-            }
-            if self.phase.q.val() == 3 {
-                self.pa.d.next = self.acc_next.val().get_bits::<64>(0);
-                self.mul_a.d.next = bit_cast::<96, 48>(self.drain.q.val());
-                self.mul_b.d.next = bit_cast::<32, 9>(self.beta.val());
-                self.steps.d.next = 9.into();
-            }
-            if self.phase.q.val() == 4 {
-                // num = +-Pa - Pb as sign and magnitude.
-                self.num_neg.d.next = true;
-                self.num_mag.next = self.pa.q.val() + self.pb.val();
-                if !self.spare_neg.q.val() {
-                    self.num_mag.next = self.pb.val() - self.pa.q.val();
-                    if self.pa.q.val() >= self.pb.val() {
-                        self.num_neg.d.next = false;
-                        self.num_mag.next = self.pa.q.val() - self.pb.val();
-                    }
-                }
-                self.mul_a.d.next = bit_cast::<96, 64>(self.num_mag.val());
-                self.mul_b.d.next = self.inv_dc.val();
-                self.steps.d.next = 32.into();
-            }
-            if self.phase.q.val() == 5 {
-                // delta = P >> 24 (toward minus infinity when negative),
-                // clamped to [-2^15, 2^16].
-                if self.num_neg.q.val() {
-                    self.law_rounded.next = self.acc_next.val() + bits::<96>(0xFF_FFFF);
-                }
-                self.delta_wide.next = self.law_rounded.val().get_bits::<72>(24);
-                self.delta.next = self.delta_wide.val().get_bits::<17>(0);
-                if self.num_neg.q.val() {
-                    if self.delta_wide.val() > bits::<72>(0x8000) {
-                        self.delta.next = 0x8000.into();
-                    }
-                } else if self.delta_wide.val() > bits::<72>(0x1_0000) {
-                    self.delta.next = 0x1_0000.into();
-                }
-                self.r0.d.next = bit_cast::<48, 32>(self.r_start.val());
-                self.mul_a.d.next = bit_cast::<96, 32>(self.r_start.val());
-                self.mul_b.d.next = bit_cast::<32, 17>(self.delta.val());
-                self.steps.d.next = 17.into();
-            }
-            if self.phase.q.val() == 6 {
-                // R +- (R |delta|) >> 16, clamped to [min, 8 C].
-                self.law_rounded.next = self.acc_next.val();
-                if self.num_neg.q.val() {
-                    self.law_rounded.next = self.acc_next.val() + bits::<96>(0xFFFF);
-                }
-                self.adj.next = self.law_rounded.val().get_bits::<48>(16);
-                self.r_new.next = self.r0.q.val() + self.adj.val();
-                if self.num_neg.q.val() {
-                    self.r_new.next = self.r0.q.val() - self.adj.val();
-                }
-                if self.r_new.val() < bit_cast::<48, 32>(self.min_rate.val()) {
-                    self.r_new.next = bit_cast::<48, 32>(self.min_rate.val());
-                }
-                if self.r_new.val() > bit_cast::<48, 32>(self.max_rate.val()) {
-                    self.r_new.next = bit_cast::<48, 32>(self.max_rate.val());
-                }
-                self.r.d.next = self.r_new.val().get_bits::<32>(0);
-                self.phase.d.next = 0.into();
-            }
+        }
+        if self.k4b.q.val() & self.neg_next.val() {
+            self.acc.d.next = 0xFF_FFFF.into();
+        }
+        if self.k5b.q.val() & self.num_neg.q.val() {
+            self.acc.d.next = 0xFFFF.into();
         }
         if self.start.val() & !self.phase.q.val().any() {
             self.y.d.next = bit_cast::<48, 32>(self.arrived.val());
@@ -203,10 +261,21 @@ impl Logic for RateLaw {
             self.mul_b.d.next = bit_cast::<32, 24>(self.interval.val());
             self.acc.d.next = 0.into();
             self.steps.d.next = 24.into();
+            self.run.d.next = true;
             self.phase.d.next = 1.into();
         }
         if self.reset.val() | !self.law.val() {
             self.phase.d.next = 0.into();
+            self.run.d.next = false;
+            self.k1.d.next = false;
+            self.k2.d.next = false;
+            self.k3.d.next = false;
+            self.k4a.d.next = false;
+            self.k4b.d.next = false;
+            self.k5a.d.next = false;
+            self.k5b.d.next = false;
+            self.k6a.d.next = false;
+            self.k6b.d.next = false;
             self.r.d.next = 0.into();
         }
     }
@@ -268,6 +337,17 @@ mod tests {
             cases.push((arrived, depth, rate));
         }
         assert!(cases.iter().any(|c| c.2 == min) && cases.iter().any(|c| c.2 == capacity * 8));
+        let high_min = capacity * 8 + 1_000;
+        let high_min_rate = law_step(
+            capacity * 8,
+            4_000_000,
+            u32::MAX as u64,
+            &LawRegisters {
+                min_mbps: high_min,
+                ..regs
+            },
+        );
+        assert_eq!(high_min_rate, capacity * 8);
         let mut uut = RateLaw::default();
         uut.connect_all();
         let mut sim = Simulation::new();
@@ -295,8 +375,9 @@ mod tests {
                 x.start.next = false;
                 for k in 1..=LAW_CLOCKS {
                     sim_assert_eq!(sim, x.rate.val(), bits::<32>(prev as u64), x);
-                    if k == 40 {
-                        // Ignored: the law is busy.
+                    if k == 40 || k == LAW_CLOCKS {
+                        // Ignored: the law is busy (the second in the clock
+                        // the rate is written).
                         x.start.next = true;
                         x.arrived.next = bits::<32>(0);
                     }
@@ -310,6 +391,16 @@ mod tests {
             wait_clock_cycle!(sim, clock, x);
             wait_clock_cycle!(sim, clock, x);
             sim_assert_eq!(sim, x.rate.val(), bits::<32>(capacity as u64 * 8), x);
+            // A floor above the ceiling: the ceiling wins, as in the model.
+            x.min_rate.next = bits::<32>(high_min as u64);
+            x.law.next = true;
+            x.start.next = true;
+            x.arrived.next = bits::<32>(4_000_000);
+            x.depth.next = bits::<32>(u32::MAX as u64);
+            wait_clock_cycle!(sim, clock, x);
+            x.start.next = false;
+            wait_clock_cycles!(sim, clock, x, LAW_CLOCKS as usize);
+            sim_assert_eq!(sim, x.rate.val(), bits::<32>(high_min_rate as u64), x);
             sim.done(x)
         });
         sim.run(Box::new(uut), 1_000_000).unwrap();
