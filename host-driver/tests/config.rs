@@ -2325,7 +2325,7 @@ fn ra_02_config_rejects_bad_values() {
         (
             "[gateway]\nclocks_per_us = 41\n[rate_advice]\ninterval_us = 3\nrtt_us = 10",
             "rate_advice.interval_us",
-            "at least 124 clocks per interval (interval_us >= 4",
+            "at least 133 clocks per interval (interval_us >= 4",
         ),
         (
             "[rate_advice]\ninterval_us = 20000",
