@@ -219,7 +219,6 @@ const _: () = {
     assert!(REGISTERS[120].offset == offset::LH_FORMAT4_CONTROL);
     assert!(REGISTERS[121].offset == offset::LH_FORMAT5_PREFIX_0);
     assert!(REGISTERS[122].offset == offset::LH_FORMAT5_PREFIX_1);
-    assert!(crate::ra::LAW_CLOCKS + 1 < 256, "rs_wait is 8 bits");
     assert!(REGISTERS[123].offset == offset::LH_FORMAT5_PREFIX_2);
     assert!(REGISTERS[124].offset == offset::LH_FORMAT5_PREFIX_3);
     assert!(REGISTERS[125].offset == offset::LH_FORMAT5_CONTROL);
@@ -415,6 +414,8 @@ const _: () = {
     assert!(REGISTERS[364].offset == offset::RA_PEER1_MBPS);
     assert!(REGISTERS.len() == 365);
 };
+// `rs_wait` (8 bits) counts `LAW_CLOCKS + 1` after an interval's end.
+const _: () = assert!(crate::ra::LAW_CLOCKS + 1 < 256);
 
 #[derive(LogicBlock)]
 pub struct Gateway {

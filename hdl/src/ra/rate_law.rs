@@ -238,7 +238,6 @@ impl Logic for RateLaw {
             }
             self.phase.d.next = 0.into();
         }
-        // The next product starts.
         // The next product starts; a negative num's two products start from
         // 2^24 - 1 and 2^16 - 1, so that their shifts round toward minus
         // infinity.
