@@ -72,7 +72,12 @@
 //! beat, so a frame's first beat waits in `a` until its second beat is in
 //! `b` (or it is the frame's last). A beat taken at clock t is in `b` at
 //! t+1, in `a` at t+2, where HeaderSplice takes it; its output leaves at
-//! t+4. The input is taken at one beat per clock whenever HeaderSplice
+//! t+4. The second beat's inner header is read (one of five lanes, picked
+//! one-hot) and the table applied in the clock it is taken; its new bytes
+//! (byte 1 and the IPv4 checksum, whose end-around carry is a choice
+//! between two sums made in parallel) are written in the clock it moves
+//! from `b` to `a`, so neither clock holds the whole rewrite (it held the
+//! block at 81 MHz on the ECP5). The input is taken at one beat per clock whenever HeaderSplice
 //! takes one per clock, which it does for back-to-back decapsulations
 //! (its drop exceeds its header): clocks = input beats + 4, plus one when
 //! the last frame ends with HeaderSplice's flush beat. A passed frame
@@ -111,7 +116,6 @@ pub struct TunnelDecap {
     pub alarm: Signal<Out, Bit>,
     pub runt_dropped: Signal<Out, Bit>,
     splice: HeaderSplice,
-    ones96: Constant<Bits<96>>,
     // The input frame in progress.
     in_mid: DFF<Bit>,
     /// The next beat taken is the frame's second.
@@ -119,8 +123,11 @@ pub struct TunnelDecap {
     in_vx: DFF<Bit>,
     in_sr: DFF<Bit>,
     in_sr_v6: DFF<Bit>,
-    /// SRv6: the inner IP header's lane in the second beat.
-    in_sr_off: DFF<Bits<6>>,
+    /// SRv6: the inner IP header's lane in the second beat, one-hot (Hdr
+    /// Ext Len 2, 3, 4: lane 14, 22, 30).
+    in_o14: DFF<Bit>,
+    in_o22: DFF<Bit>,
+    in_o30: DFF<Bit>,
     in_outer_ecn: DFF<Bits<2>>,
     // Stage b (the younger beat) and a (the older, HeaderSplice's input),
     // with the frame's command on first beats.
@@ -134,6 +141,20 @@ pub struct TunnelDecap {
     b_sr: DFF<Bit>,
     b_eth6: DFF<Bit>,
     b_drop: DFF<Bits<8>>,
+    /// A second beat whose inner ECN field changes: the new header bytes
+    /// are written when it moves to a (lane `b_o*`, one-hot; the IPv4
+    /// checksum from its one's complement and the change).
+    b_rw: DFF<Bit>,
+    b_v4: DFF<Bit>,
+    b_o14: DFF<Bit>,
+    b_o20: DFF<Bit>,
+    b_o22: DFF<Bit>,
+    b_o24: DFF<Bit>,
+    b_o30: DFF<Bit>,
+    b_byte1: DFF<Bits<8>>,
+    b_not_hc: DFF<Bits<16>>,
+    b_delta0: DFF<Bits<16>>,
+    b_delta1: DFF<Bits<16>>,
     a_valid: DFF<Bit>,
     a_data: DFF<Bits<512>>,
     a_keep: DFF<Bits<64>>,
@@ -171,10 +192,13 @@ pub struct TunnelDecap {
     // Combinational: the second beat.
     vtag: Signal<Local, Bit>,
     vx_type: Signal<Local, Bits<16>>,
-    off: Signal<Local, Bits<6>>,
-    off_bits: Signal<Local, Bits<9>>,
-    csum_lane: Signal<Local, Bits<6>>,
-    hdr12: Signal<Local, Bits<96>>,
+    o20: Signal<Local, Bit>,
+    o24: Signal<Local, Bit>,
+    csum_kept: Signal<Local, Bit>,
+    /// The inner header's bits the block reads: version (byte 0, bits
+    /// 7..4) in 3..0, byte 1 in 11..4, bytes 10 and 11 (the IPv4
+    /// checksum, lane order) in 27..12.
+    hdr: Signal<Local, Bits<28>>,
     want_v6: Signal<Local, Bit>,
     type_ok: Signal<Local, Bit>,
     ip_ok: Signal<Local, Bit>,
@@ -185,15 +209,13 @@ pub struct TunnelDecap {
     new_ecn: Signal<Local, Bits<2>>,
     rewrite: Signal<Local, Bit>,
     byte1_new: Signal<Local, Bits<8>>,
-    old_word: Signal<Local, Bits<18>>,
-    new_word: Signal<Local, Bits<18>>,
-    old_checksum: Signal<Local, Bits<18>>,
-    sum: Signal<Local, Bits<18>>,
-    fold: Signal<Local, Bits<18>>,
+    delta: Signal<Local, Bits<16>>,
+    // Combinational: the b -> a move.
+    sum0: Signal<Local, Bits<17>>,
+    sum1: Signal<Local, Bits<16>>,
     new_checksum: Signal<Local, Bits<16>>,
     checksum_lanes: Signal<Local, Bits<16>>,
-    hdr12_new: Signal<Local, Bits<96>>,
-    data_in: Signal<Local, Bits<512>>,
+    a_in: Signal<Local, Bits<512>>,
     // Combinational: the stages.
     a_offer: Signal<Local, Bit>,
     a_discard: Signal<Local, Bit>,
@@ -224,13 +246,14 @@ impl Default for TunnelDecap {
             alarm: Default::default(),
             runt_dropped: Default::default(),
             splice: Default::default(),
-            ones96: Constant::new(!Bits::<96>::default()),
             in_mid: Default::default(),
             in_second: Default::default(),
             in_vx: Default::default(),
             in_sr: Default::default(),
             in_sr_v6: Default::default(),
-            in_sr_off: Default::default(),
+            in_o14: Default::default(),
+            in_o22: Default::default(),
+            in_o30: Default::default(),
             in_outer_ecn: Default::default(),
             b_valid: Default::default(),
             b_data: Default::default(),
@@ -242,6 +265,17 @@ impl Default for TunnelDecap {
             b_sr: Default::default(),
             b_eth6: Default::default(),
             b_drop: Default::default(),
+            b_rw: Default::default(),
+            b_v4: Default::default(),
+            b_o14: Default::default(),
+            b_o20: Default::default(),
+            b_o22: Default::default(),
+            b_o24: Default::default(),
+            b_o30: Default::default(),
+            b_byte1: Default::default(),
+            b_not_hc: Default::default(),
+            b_delta0: Default::default(),
+            b_delta1: Default::default(),
             a_valid: Default::default(),
             a_data: Default::default(),
             a_keep: Default::default(),
@@ -273,10 +307,10 @@ impl Default for TunnelDecap {
             drop_new: Default::default(),
             vtag: Default::default(),
             vx_type: Default::default(),
-            off: Default::default(),
-            off_bits: Default::default(),
-            csum_lane: Default::default(),
-            hdr12: Default::default(),
+            o20: Default::default(),
+            o24: Default::default(),
+            csum_kept: Default::default(),
+            hdr: Default::default(),
             want_v6: Default::default(),
             type_ok: Default::default(),
             ip_ok: Default::default(),
@@ -287,15 +321,12 @@ impl Default for TunnelDecap {
             new_ecn: Default::default(),
             rewrite: Default::default(),
             byte1_new: Default::default(),
-            old_word: Default::default(),
-            new_word: Default::default(),
-            old_checksum: Default::default(),
-            sum: Default::default(),
-            fold: Default::default(),
+            delta: Default::default(),
+            sum0: Default::default(),
+            sum1: Default::default(),
             new_checksum: Default::default(),
             checksum_lanes: Default::default(),
-            hdr12_new: Default::default(),
-            data_in: Default::default(),
+            a_in: Default::default(),
             a_offer: Default::default(),
             a_discard: Default::default(),
             a_leave: Default::default(),
@@ -320,7 +351,9 @@ impl Logic for TunnelDecap {
             in_vx,
             in_sr,
             in_sr_v6,
-            in_sr_off,
+            in_o14,
+            in_o22,
+            in_o30,
             in_outer_ecn,
             b_valid,
             b_data,
@@ -332,6 +365,17 @@ impl Logic for TunnelDecap {
             b_sr,
             b_eth6,
             b_drop,
+            b_rw,
+            b_v4,
+            b_o14,
+            b_o20,
+            b_o22,
+            b_o24,
+            b_o30,
+            b_byte1,
+            b_not_hc,
+            b_delta0,
+            b_delta1,
             a_valid,
             a_data,
             a_keep,
@@ -454,36 +498,57 @@ impl Logic for TunnelDecap {
             self.drop_new.next = self.sr_drop.val();
         }
 
-        // The second beat: the inner IP header at lane `off`.
+        // The second beat: the inner IP header at one of five lanes (VXLAN
+        // 20, or 24 behind an 802.1Q tag; SRv6 14, 22 or 30), picked
+        // one-hot rather than by a shift of the beat.
         self.vtag.next = self.s.tdata.val().get_bits::<16>(144) == 0x0081;
         self.vx_type.next = self.s.tdata.val().get_bits::<16>(144);
-        self.off.next = self.in_sr_off.q.val();
+        if self.vtag.val() {
+            self.vx_type.next = self.s.tdata.val().get_bits::<16>(176);
+        }
+        self.o20.next = self.in_vx.q.val() & !self.vtag.val();
+        self.o24.next = self.in_vx.q.val() & self.vtag.val();
         self.want_v6.next = self.in_sr_v6.q.val();
         self.type_ok.next = true;
         if self.in_vx.q.val() {
-            self.off.next = 20.into();
-            if self.vtag.val() {
-                self.vx_type.next = self.s.tdata.val().get_bits::<16>(176);
-                self.off.next = 24.into();
-            }
             self.want_v6.next = self.vx_type.val() == 0xdd86;
             self.type_ok.next = (self.vx_type.val() == 0xdd86) | (self.vx_type.val() == 0x0008);
         }
-        self.off_bits.next = bit_cast::<9, 6>(self.off.val()) << 3;
-        self.csum_lane.next = self.off.val() + 11;
-        self.hdr12.next = self
-            .s
-            .tdata
-            .val()
-            .get_bits::<96>(self.off_bits.val().index());
+        // The header's bits read here, and whether the beat holds its first
+        // 12 bytes (the lane of byte 11).
+        self.hdr.next = 0.into();
+        self.csum_kept.next = false;
+        if self.in_vx.q.val() {
+            if self.vtag.val() {
+                self.hdr.next = bit_cast::<28, 12>(self.s.tdata.val().get_bits::<12>(196))
+                    | (bit_cast::<28, 16>(self.s.tdata.val().get_bits::<16>(272)) << 12);
+                self.csum_kept.next = self.s.tkeep.val().get_bit(35);
+            } else {
+                self.hdr.next = bit_cast::<28, 12>(self.s.tdata.val().get_bits::<12>(164))
+                    | (bit_cast::<28, 16>(self.s.tdata.val().get_bits::<16>(240)) << 12);
+                self.csum_kept.next = self.s.tkeep.val().get_bit(31);
+            }
+        } else if self.in_o14.q.val() {
+            self.hdr.next = bit_cast::<28, 12>(self.s.tdata.val().get_bits::<12>(116))
+                | (bit_cast::<28, 16>(self.s.tdata.val().get_bits::<16>(192)) << 12);
+            self.csum_kept.next = self.s.tkeep.val().get_bit(25);
+        } else if self.in_o22.q.val() {
+            self.hdr.next = bit_cast::<28, 12>(self.s.tdata.val().get_bits::<12>(180))
+                | (bit_cast::<28, 16>(self.s.tdata.val().get_bits::<16>(256)) << 12);
+            self.csum_kept.next = self.s.tkeep.val().get_bit(33);
+        } else if self.in_o30.q.val() {
+            self.hdr.next = bit_cast::<28, 12>(self.s.tdata.val().get_bits::<12>(244))
+                | (bit_cast::<28, 16>(self.s.tdata.val().get_bits::<16>(320)) << 12);
+            self.csum_kept.next = self.s.tkeep.val().get_bit(41);
+        }
         self.ip_ok.next = (self.in_vx.q.val() | self.in_sr.q.val())
             & self.type_ok.val()
-            & self.s.tkeep.val().get_bit(self.csum_lane.val().index())
-            & ((self.want_v6.val() & (self.hdr12.val().get_bits::<4>(4) == 6))
-                | (!self.want_v6.val() & (self.hdr12.val().get_bits::<4>(4) == 4)));
-        self.inner_ecn.next = self.hdr12.val().get_bits::<2>(8);
+            & self.csum_kept.val()
+            & ((self.want_v6.val() & (self.hdr.val().get_bits::<4>(0) == 6))
+                | (!self.want_v6.val() & (self.hdr.val().get_bits::<4>(0) == 4)));
+        self.inner_ecn.next = self.hdr.val().get_bits::<2>(4);
         if self.want_v6.val() {
-            self.inner_ecn.next = self.hdr12.val().get_bits::<2>(12);
+            self.inner_ecn.next = self.hdr.val().get_bits::<2>(8);
         }
         // The table (ECN codes: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE).
         self.t_drop.next = (self.inner_ecn.val() == 0) & (self.in_outer_ecn.q.val() == 3);
@@ -503,41 +568,92 @@ impl Logic for TunnelDecap {
         self.rewrite.next = self.in_second.q.val()
             & self.ip_ok.val()
             & (self.new_ecn.val() != self.inner_ecn.val());
-        // The new header bytes: byte 1 (TOS / traffic class) and, for IPv4,
-        // the checksum (RFC 1624: HC' = ~(~HC + ~m + m')).
+        // The new byte 1 (TOS / traffic class) and, for IPv4, what the
+        // checksum needs (RFC 1624: HC' = ~(~HC + ~m + m')). Only the ECN
+        // bits of the 16-bit word m change, so ~m + m' is 0xffff + d with
+        // d = new - old ECN (-3..3, not 0): in one's complement that is d,
+        // or 0xffff + d when d is negative. The sum ~HC + that, with its
+        // end-around carry, is made in the clock the beat moves on.
         self.byte1_new.next =
-            (self.hdr12.val().get_bits::<8>(8) & 0xfc) | bit_cast::<8, 2>(self.new_ecn.val());
+            (self.hdr.val().get_bits::<8>(4) & 0xfc) | bit_cast::<8, 2>(self.new_ecn.val());
         if self.want_v6.val() {
-            self.byte1_new.next = (self.hdr12.val().get_bits::<8>(8) & 0xcf)
+            self.byte1_new.next = (self.hdr.val().get_bits::<8>(4) & 0xcf)
                 | (bit_cast::<8, 2>(self.new_ecn.val()) << 4);
         }
-        self.old_word.next = (bit_cast::<18, 8>(self.hdr12.val().get_bits::<8>(0)) << 8)
-            | bit_cast::<18, 8>(self.hdr12.val().get_bits::<8>(8));
-        self.new_word.next = (bit_cast::<18, 8>(self.hdr12.val().get_bits::<8>(0)) << 8)
-            | bit_cast::<18, 8>(self.byte1_new.val());
-        self.old_checksum.next = (bit_cast::<18, 8>(self.hdr12.val().get_bits::<8>(80)) << 8)
-            | bit_cast::<18, 8>(self.hdr12.val().get_bits::<8>(88));
-        self.sum.next = (self.old_checksum.val() ^ 0xffff)
-            + (self.old_word.val() ^ 0xffff)
-            + self.new_word.val();
-        self.fold.next = (self.sum.val() & 0xffff) + (self.sum.val() >> 16);
-        self.fold.next = (self.fold.val() & 0xffff) + (self.fold.val() >> 16);
-        self.new_checksum.next = bit_cast::<16, 18>(self.fold.val() ^ 0xffff);
+        self.delta.next = bit_cast::<16, 2>(self.new_ecn.val())
+            + (bits::<16>(0xffff) - bit_cast::<16, 2>(self.inner_ecn.val()));
+        if self.new_ecn.val() > self.inner_ecn.val() {
+            self.delta.next =
+                bit_cast::<16, 2>(self.new_ecn.val()) - bit_cast::<16, 2>(self.inner_ecn.val());
+        }
+
+        // The b -> a move: the new header bytes written into the beat.
+        self.sum0.next =
+            bit_cast::<17, 16>(self.b_not_hc.q.val()) + bit_cast::<17, 16>(self.b_delta0.q.val());
+        self.sum1.next = self.b_not_hc.q.val() + self.b_delta1.q.val();
+        self.new_checksum.next = !self.sum0.val().get_bits::<16>(0);
+        if self.sum0.val().get_bit(16) {
+            self.new_checksum.next = !self.sum1.val().get_bits::<16>(0);
+        }
         // Lane order, swapped in a 16-bit signal.
         self.checksum_lanes.next = (self.new_checksum.val() >> 8) | (self.new_checksum.val() << 8);
-        self.hdr12_new.next = (self.hdr12.val() & !(bits::<96>(0xff) << 8))
-            | (bit_cast::<96, 8>(self.byte1_new.val()) << 8);
-        if !self.want_v6.val() {
-            self.hdr12_new.next =
-                (self.hdr12.val() & !(bits::<96>(0xff) << 8) & !(bits::<96>(0xffff) << 80))
-                    | (bit_cast::<96, 8>(self.byte1_new.val()) << 8)
-                    | (bit_cast::<96, 16>(self.checksum_lanes.val()) << 80);
-        }
-        self.data_in.next = self.s.tdata.val();
-        if self.rewrite.val() {
-            self.data_in.next = (self.s.tdata.val()
-                & !(bit_cast::<512, 96>(self.ones96.val()) << self.off_bits.val()))
-                | (bit_cast::<512, 96>(self.hdr12_new.val()) << self.off_bits.val());
+        self.a_in.next = self.b_data.q.val();
+        if self.b_rw.q.val() {
+            if self.b_o20.q.val() {
+                self.a_in.next = (self.b_data.q.val() & !(bits::<512>(0xff) << 168))
+                    | (bit_cast::<512, 8>(self.b_byte1.q.val()) << 168);
+                if self.b_v4.q.val() {
+                    self.a_in.next = (self.b_data.q.val()
+                        & !(bits::<512>(0xff) << 168)
+                        & !(bits::<512>(0xffff) << 240))
+                        | (bit_cast::<512, 8>(self.b_byte1.q.val()) << 168)
+                        | (bit_cast::<512, 16>(self.checksum_lanes.val()) << 240);
+                }
+            }
+            if self.b_o24.q.val() {
+                self.a_in.next = (self.b_data.q.val() & !(bits::<512>(0xff) << 200))
+                    | (bit_cast::<512, 8>(self.b_byte1.q.val()) << 200);
+                if self.b_v4.q.val() {
+                    self.a_in.next = (self.b_data.q.val()
+                        & !(bits::<512>(0xff) << 200)
+                        & !(bits::<512>(0xffff) << 272))
+                        | (bit_cast::<512, 8>(self.b_byte1.q.val()) << 200)
+                        | (bit_cast::<512, 16>(self.checksum_lanes.val()) << 272);
+                }
+            }
+            if self.b_o14.q.val() {
+                self.a_in.next = (self.b_data.q.val() & !(bits::<512>(0xff) << 120))
+                    | (bit_cast::<512, 8>(self.b_byte1.q.val()) << 120);
+                if self.b_v4.q.val() {
+                    self.a_in.next = (self.b_data.q.val()
+                        & !(bits::<512>(0xff) << 120)
+                        & !(bits::<512>(0xffff) << 192))
+                        | (bit_cast::<512, 8>(self.b_byte1.q.val()) << 120)
+                        | (bit_cast::<512, 16>(self.checksum_lanes.val()) << 192);
+                }
+            }
+            if self.b_o22.q.val() {
+                self.a_in.next = (self.b_data.q.val() & !(bits::<512>(0xff) << 184))
+                    | (bit_cast::<512, 8>(self.b_byte1.q.val()) << 184);
+                if self.b_v4.q.val() {
+                    self.a_in.next = (self.b_data.q.val()
+                        & !(bits::<512>(0xff) << 184)
+                        & !(bits::<512>(0xffff) << 256))
+                        | (bit_cast::<512, 8>(self.b_byte1.q.val()) << 184)
+                        | (bit_cast::<512, 16>(self.checksum_lanes.val()) << 256);
+                }
+            }
+            if self.b_o30.q.val() {
+                self.a_in.next = (self.b_data.q.val() & !(bits::<512>(0xff) << 248))
+                    | (bit_cast::<512, 8>(self.b_byte1.q.val()) << 248);
+                if self.b_v4.q.val() {
+                    self.a_in.next = (self.b_data.q.val()
+                        & !(bits::<512>(0xff) << 248)
+                        & !(bits::<512>(0xffff) << 320))
+                        | (bit_cast::<512, 8>(self.b_byte1.q.val()) << 248)
+                        | (bit_cast::<512, 16>(self.checksum_lanes.val()) << 320);
+                }
+            }
         }
 
         // State.
@@ -569,7 +685,7 @@ impl Logic for TunnelDecap {
         if self.b_move.val() {
             self.b_valid.d.next = false;
             self.a_valid.d.next = true;
-            self.a_data.d.next = self.b_data.q.val();
+            self.a_data.d.next = self.a_in.val();
             self.a_keep.d.next = self.b_keep.q.val();
             self.a_last.d.next = self.b_last.q.val();
             self.a_user.d.next = self.b_user.q.val();
@@ -583,7 +699,20 @@ impl Logic for TunnelDecap {
             self.in_mid.d.next = !self.s.tlast.val();
             self.in_second.d.next = self.first.val() & !self.s.tlast.val();
             self.b_valid.d.next = true;
-            self.b_data.d.next = self.data_in.val();
+            self.b_data.d.next = self.s.tdata.val();
+            self.b_rw.d.next = self.rewrite.val();
+            self.b_v4.d.next = !self.want_v6.val();
+            self.b_o14.d.next = self.in_o14.q.val() & !self.in_vx.q.val();
+            self.b_o20.d.next = self.o20.val();
+            self.b_o22.d.next = self.in_o22.q.val() & !self.in_vx.q.val();
+            self.b_o24.d.next = self.o24.val();
+            self.b_o30.d.next = self.in_o30.q.val() & !self.in_vx.q.val();
+            self.b_byte1.d.next = self.byte1_new.val();
+            // ~HC, from the header's bytes 10 and 11.
+            self.b_not_hc.d.next = !((bit_cast::<16, 8>(self.hdr.val().get_bits::<8>(12)) << 8)
+                | bit_cast::<16, 8>(self.hdr.val().get_bits::<8>(20)));
+            self.b_delta0.d.next = self.delta.val();
+            self.b_delta1.d.next = self.delta.val() + 1;
             self.b_keep.d.next = self.s.tkeep.val();
             self.b_last.d.next = self.s.tlast.val();
             self.b_user.d.next = self.s.tuser.val();
@@ -592,7 +721,9 @@ impl Logic for TunnelDecap {
                 self.in_vx.d.next = self.is_vx.val();
                 self.in_sr.d.next = self.is_sr.val();
                 self.in_sr_v6.d.next = self.srh_nh.val() == 41;
-                self.in_sr_off.d.next = self.sr_drop.val().get_bits::<6>(0);
+                self.in_o14.d.next = self.srh_len.val() == 2;
+                self.in_o22.d.next = self.srh_len.val() == 3;
+                self.in_o30.d.next = self.srh_len.val() == 4;
                 self.in_outer_ecn.d.next = self.s.tdata.val().get_bits::<2>(124);
                 self.b_vx.d.next = self.is_vx.val();
                 self.b_sr.d.next = self.is_sr.val();
