@@ -77,10 +77,11 @@
 //! (byte 1 and the IPv4 checksum, whose end-around carry is a choice
 //! between two sums made in parallel) are written in the clock it moves
 //! from `b` to `a`, so neither clock holds the whole rewrite (it held the
-//! block at 81 MHz on the ECP5). The input is taken at one beat per clock whenever HeaderSplice
-//! takes one per clock, which it does for back-to-back decapsulations
-//! (its drop exceeds its header): clocks = input beats + 4, plus one when
-//! the last frame ends with HeaderSplice's flush beat. A passed frame
+//! block at 81 MHz on the ECP5). The input is taken at one beat per clock
+//! whenever HeaderSplice takes one per clock, which it does for
+//! back-to-back decapsulations (its drop exceeds its header): clocks =
+//! input beats + 4, plus one when the last frame ends with HeaderSplice's
+//! flush beat. A passed frame
 //! right after a decapsulated one that ends with a flush beat waits one
 //! clock for it. Dropped frames take one clock per beat. `s.tready`
 //! depends on registers and HeaderSplice's `s.tready`/`cmd_ready` (its
