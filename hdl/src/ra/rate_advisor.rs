@@ -121,14 +121,23 @@ pub struct RateAdvisor {
     b_stash: DFF<Bit>,
     ra_fifo: RamFifo<Bits<265>>,
     b_valid: DFF<Bit>,
+    /// `b_valid` with a learned source QP: the frame may bring a message.
+    b_go: DFF<Bit>,
     b_fresh: DFF<Bit>,
     b_sqp_valid: DFF<Bit>,
     b_idx: DFF<Bits<15>>,
     b_job: DFF<Bits<265>>,
     b_advice: DFF<Bits<24>>,
     b_now: DFF<Bits<32>>,
+    /// The spacing window (microseconds `t` with `now - t < spacing`) is
+    /// `(b_win, b_now]` on the 32-bit circle: `b_win = now - spacing`,
+    /// `b_wrap` when it wraps past zero, `b_nowin` when it is empty.
+    b_win: DFF<Bits<32>>,
+    b_wrap: DFF<Bit>,
+    b_nowin: DFF<Bit>,
+    /// Stage B's place is the one stage A of the frame before wrote.
+    b_same: DFF<Bit>,
     w_valid: DFF<Bit>,
-    w_idx: DFF<Bits<15>>,
     w_data: DFF<Bits<57>>,
     sent_count: DFF<Bits<32>>,
     held_count: DFF<Bits<32>>,
@@ -136,7 +145,26 @@ pub struct RateAdvisor {
     drop_count: DFF<Bits<32>>,
     idx: Signal<Local, Bits<15>>,
     advice: Signal<Local, Bits<32>>,
-    seen: Signal<Local, Bits<57>>,
+    win: Signal<Local, Bits<32>>,
+    // The decision against each place the state can come from (main RAM,
+    // stash RAM, the write of the clock before), picked afterwards.
+    m_seen: Signal<Local, Bits<57>>,
+    m_new: Signal<Local, Bit>,
+    m_after: Signal<Local, Bit>,
+    m_upto: Signal<Local, Bit>,
+    m_inside: Signal<Local, Bit>,
+    m_spaced: Signal<Local, Bit>,
+    s_seen: Signal<Local, Bits<57>>,
+    s_new: Signal<Local, Bit>,
+    s_after: Signal<Local, Bit>,
+    s_upto: Signal<Local, Bit>,
+    s_inside: Signal<Local, Bit>,
+    s_spaced: Signal<Local, Bit>,
+    w_new: Signal<Local, Bit>,
+    w_after: Signal<Local, Bit>,
+    w_upto: Signal<Local, Bit>,
+    w_inside: Signal<Local, Bit>,
+    w_spaced: Signal<Local, Bit>,
     changed: Signal<Local, Bit>,
     spaced: Signal<Local, Bit>,
     send: Signal<Local, Bit>,
@@ -153,6 +181,7 @@ impl Logic for RateAdvisor {
             self,
             clock,
             b_valid,
+            b_go,
             b_fresh,
             b_sqp_valid,
             b_idx,
@@ -160,8 +189,11 @@ impl Logic for RateAdvisor {
             b_job,
             b_advice,
             b_now,
+            b_win,
+            b_wrap,
+            b_nowin,
+            b_same,
             w_valid,
-            w_idx,
             w_data,
             sent_count,
             held_count,
@@ -234,11 +266,22 @@ impl Logic for RateAdvisor {
         self.b_valid.d.next = self.enable.val()
             & self.res_valid.val()
             & (self.capable.in_domain.val() | self.res_flagged.val());
+        self.b_go.d.next = self.enable.val()
+            & self.res_valid.val()
+            & (self.capable.in_domain.val() | self.res_flagged.val())
+            & self.res_sqp_valid.val();
         self.b_fresh.d.next = self.res_inserted.val();
         self.b_sqp_valid.d.next = self.res_sqp_valid.val();
         self.b_idx.d.next = self.idx.val();
         self.b_advice.d.next = self.advice.val().get_bits::<24>(0);
         self.b_now.d.next = self.now_us.val();
+        self.win.next = self.now_us.val() - self.spacing.val();
+        self.b_win.d.next = self.win.val();
+        self.b_wrap.d.next = self.win.val() > self.now_us.val();
+        self.b_nowin.d.next = !self.spacing.val().any();
+        // The place stage B decides for next clock is the one it decides
+        // for now (and may write).
+        self.b_same.d.next = self.b_idx.q.val() == self.idx.val();
         // ipv6 (0), MAC (48..1), address (176..49), P_Key (192..177),
         // source QP (216..193), advice (240..217), DestQP (264..241).
         self.job_word.next = (bit_cast::<265, 48>(self.res_src_mac.val()) << 1)
@@ -252,24 +295,60 @@ impl Logic for RateAdvisor {
         }
         self.b_job.d.next = self.job_word.val();
 
-        // Stage B: decide.
-        self.seen.next = self.state.read_data.val();
+        // Stage B: decide. "New": no state or another advice; "spaced": no
+        // state or the last message left at least `spacing` microseconds
+        // ago, i.e. its microsecond `t` is outside the window `(b_win,
+        // b_now]` (two compares side by side, not a subtraction then a
+        // compare). Each state word is judged on its own and the place's
+        // answer picked last, so the RAM's output goes through compares
+        // only.
+        self.m_seen.next = self.state.read_data.val();
+        self.m_new.next = !self.m_seen.val().get_bit(0)
+            | (self.m_seen.val().get_bits::<24>(1) != self.b_advice.q.val());
+        self.m_after.next = self.m_seen.val().get_bits::<32>(25) > self.b_win.q.val();
+        self.m_upto.next = self.m_seen.val().get_bits::<32>(25) <= self.b_now.q.val();
+        self.m_inside.next = self.m_after.val() & self.m_upto.val();
+        if self.b_wrap.q.val() {
+            self.m_inside.next = self.m_after.val() | self.m_upto.val();
+        }
+        self.m_spaced.next =
+            !self.m_seen.val().get_bit(0) | self.b_nowin.q.val() | !self.m_inside.val();
+        self.s_seen.next = self.stash_state.read_data.val();
+        self.s_new.next = !self.s_seen.val().get_bit(0)
+            | (self.s_seen.val().get_bits::<24>(1) != self.b_advice.q.val());
+        self.s_after.next = self.s_seen.val().get_bits::<32>(25) > self.b_win.q.val();
+        self.s_upto.next = self.s_seen.val().get_bits::<32>(25) <= self.b_now.q.val();
+        self.s_inside.next = self.s_after.val() & self.s_upto.val();
+        if self.b_wrap.q.val() {
+            self.s_inside.next = self.s_after.val() | self.s_upto.val();
+        }
+        self.s_spaced.next =
+            !self.s_seen.val().get_bit(0) | self.b_nowin.q.val() | !self.s_inside.val();
+        self.w_new.next = !self.w_data.q.val().get_bit(0)
+            | (self.w_data.q.val().get_bits::<24>(1) != self.b_advice.q.val());
+        self.w_after.next = self.w_data.q.val().get_bits::<32>(25) > self.b_win.q.val();
+        self.w_upto.next = self.w_data.q.val().get_bits::<32>(25) <= self.b_now.q.val();
+        self.w_inside.next = self.w_after.val() & self.w_upto.val();
+        if self.b_wrap.q.val() {
+            self.w_inside.next = self.w_after.val() | self.w_upto.val();
+        }
+        self.w_spaced.next =
+            !self.w_data.q.val().get_bit(0) | self.b_nowin.q.val() | !self.w_inside.val();
+        self.changed.next = self.m_new.val();
+        self.spaced.next = self.m_spaced.val();
         if self.b_stash.q.val() {
-            self.seen.next = self.stash_state.read_data.val();
+            self.changed.next = self.s_new.val();
+            self.spaced.next = self.s_spaced.val();
         }
-        if self.w_valid.q.val() & (self.w_idx.q.val() == self.b_idx.q.val()) {
-            self.seen.next = self.w_data.q.val();
+        if self.w_valid.q.val() & self.b_same.q.val() {
+            self.changed.next = self.w_new.val();
+            self.spaced.next = self.w_spaced.val();
         }
-        self.changed.next = self.b_fresh.q.val()
-            | !self.seen.val().get_bit(0)
-            | (self.seen.val().get_bits::<24>(1) != self.b_advice.q.val());
-        self.spaced.next = self.b_fresh.q.val()
-            | !self.seen.val().get_bit(0)
-            | ((self.b_now.q.val() - self.seen.val().get_bits::<32>(25)) >= self.spacing.val());
-        self.send.next = self.b_valid.q.val()
-            & self.b_sqp_valid.q.val()
-            & self.changed.val()
-            & self.spaced.val();
+        if self.b_fresh.q.val() {
+            self.changed.next = true;
+            self.spaced.next = true;
+        }
+        self.send.next = self.b_go.q.val() & self.changed.val() & self.spaced.val();
         self.push.next = self.send.val() & !self.ra_fifo.full.val();
         self.new_state.next = (bit_cast::<57, 32>(self.b_now.q.val()) << 25)
             | (bit_cast::<57, 24>(self.b_advice.q.val()) << 1)
@@ -281,7 +360,6 @@ impl Logic for RateAdvisor {
         self.stash_state.write_data.next = self.new_state.val();
         self.stash_state.write_enable.next = self.push.val() & self.b_stash.q.val();
         self.w_valid.d.next = self.push.val();
-        self.w_idx.d.next = self.b_idx.q.val();
         self.w_data.d.next = self.new_state.val();
         self.ra_fifo.push.next = self.push.val();
         self.ra_fifo.push_data.next = self.b_job.q.val();
@@ -294,12 +372,12 @@ impl Logic for RateAdvisor {
         if self.b_valid.q.val() & !self.b_sqp_valid.q.val() {
             self.no_sqp_count.d.next = self.no_sqp_count.q.val() + 1;
         }
-        if self.b_valid.q.val() & self.b_sqp_valid.q.val() & self.changed.val() & !self.spaced.val()
-        {
+        if self.b_go.q.val() & self.changed.val() & !self.spaced.val() {
             self.held_count.d.next = self.held_count.q.val() + 1;
         }
         if self.reset.val() {
             self.b_valid.d.next = false;
+            self.b_go.d.next = false;
             self.w_valid.d.next = false;
         }
         if self.reset.val() | self.clear_counters.val() {
@@ -336,6 +414,11 @@ impl Logic for RateAdvisor {
 mod tests {
     use super::*;
 
+    #[test]
+    fn hw_01_rate_advisor_verilog_lints_clean() {
+        crate::verilog::assert_lints_clean::<RateAdvisor>("rate_advisor");
+    }
+
     /// One clock's input: a data frame's answer at `location`, or idle.
     #[derive(Clone, Copy)]
     struct Frame {
@@ -345,12 +428,19 @@ mod tests {
 
     /// Runs the frames (one per clock) and returns `sent` after the last.
     fn sent_after(frames: Vec<Frame>) -> u32 {
+        sent_and_held(frames, 0, 100, 1).0
+    }
+
+    /// Runs the frames (one per clock, the microsecond `first_us + j /
+    /// per_us` in clock `j`) with `RA_FLOW_SPACING_US` = `spacing`; `sent`
+    /// and `held` after the last.
+    fn sent_and_held(frames: Vec<Frame>, spacing: u32, first_us: u32, per_us: usize) -> (u32, u32) {
         let n = frames.len();
         let mut uut = RateAdvisor::default();
         uut.connect_all();
         let mut sim = Simulation::new();
         sim.add_clock(5, |x: &mut Box<RateAdvisor>| x.clock.next = !x.clock.val());
-        let result = std::sync::Arc::new(std::sync::Mutex::new(0u32));
+        let result = std::sync::Arc::new(std::sync::Mutex::new((0u32, 0u32)));
         let out = result.clone();
         sim.add_testbench(move |mut sim: Sim<RateAdvisor>| {
             let mut x = sim.init()?;
@@ -360,8 +450,9 @@ mod tests {
             x.res_sqp.next = 0x12.into();
             x.res_src_ip.next = bits::<128>(0xffff_0a00_0001);
             x.job_ready.next = true;
+            x.spacing.next = (spacing as u64).into();
             for (j, f) in frames.iter().enumerate() {
-                x.now_us.next = (100 + j as u64).into();
+                x.now_us.next = (first_us.wrapping_add((j / per_us) as u32) as u64).into();
                 x.port_rate.next = (f.rate as u64).into();
                 x.res_valid.next = f.location.is_some();
                 x.res_location.next = (f.location.unwrap_or(0) as u64).into();
@@ -371,12 +462,12 @@ mod tests {
             for _ in 0..4 {
                 wait_clock_cycle!(sim, clock, x);
             }
-            *out.lock().unwrap() = x.sent.val().index() as u32;
+            *out.lock().unwrap() = (x.sent.val().index() as u32, x.held.val().index() as u32);
             sim.done(x)
         });
         sim.run(Box::new(uut), 10 * (n as u64 + 8)).unwrap();
-        let sent = *result.lock().unwrap();
-        sent
+        let counts = *result.lock().unwrap();
+        counts
     }
 
     fn at(location: u16, rate: u32) -> Frame {
@@ -418,5 +509,70 @@ mod tests {
             at(0x3fff, 1000), // nothing
         ];
         assert_eq!(sent_after(frames), 5);
+    }
+
+    /// RA-03: a flow's next message waits until `spacing` microseconds
+    /// after its last one, to the microsecond, also across the wrap of the
+    /// 32-bit microsecond count and for a spacing longer than the time
+    /// since reset; the state comes from the write of the clock before
+    /// (frames in consecutive clocks) or from the RAM (frames further
+    /// apart), main and stash places alike.
+    #[test]
+    fn ra_03_spacing_is_exact_across_the_microsecond_wrap() {
+        // Every frame brings a new advice, so only the spacing holds.
+        let every = |step: usize, place: u16| -> Vec<Frame> {
+            (0..13)
+                .map(|j| {
+                    if j % step == 0 {
+                        at(place, 1000 + j as u32)
+                    } else {
+                        IDLE
+                    }
+                })
+                .collect()
+        };
+        for place in [0x0005, 0x8005] {
+            for first_us in [100, u32::MAX - 2] {
+                // Clocks 0, 4, 8, 12 send; the nine between are held.
+                assert_eq!(
+                    sent_and_held(every(1, place), 4, first_us, 1),
+                    (4, 9),
+                    "every clock, place {place:#x}, from {first_us}"
+                );
+                // 0, 6, 12 send; 3 and 9 (3 us after a message) are held.
+                assert_eq!(
+                    sent_and_held(every(3, place), 4, first_us, 1),
+                    (3, 2),
+                    "every third clock, place {place:#x}, from {first_us}"
+                );
+                // 0, 3, 6, 9, 12: three microseconds apart, spacing 3.
+                assert_eq!(
+                    sent_and_held(every(3, place), 3, first_us, 1),
+                    (5, 0),
+                    "spacing 3, place {place:#x}, from {first_us}"
+                );
+            }
+            // A spacing longer than the time since reset (the window
+            // reaches back past zero): the first message only.
+            assert_eq!(sent_and_held(every(1, place), 1000, 100, 1), (1, 12));
+            // Two clocks per microsecond, spacing 1: a frame in the
+            // microsecond of the last message is held, the next goes.
+            for first_us in [100, u32::MAX - 2] {
+                assert_eq!(
+                    sent_and_held(every(1, place), 1, first_us, 2),
+                    (7, 6),
+                    "two clocks per microsecond, place {place:#x}, from {first_us}"
+                );
+                // The same from the RAM: a frame every other clock, four
+                // clocks per microsecond.
+                assert_eq!(
+                    sent_and_held(every(2, place), 1, first_us, 4),
+                    (4, 3),
+                    "four clocks per microsecond, place {place:#x}, from {first_us}"
+                );
+            }
+            // No spacing: every frame's new advice goes.
+            assert_eq!(sent_and_held(every(1, place), 0, 100, 1), (13, 0));
+        }
     }
 }

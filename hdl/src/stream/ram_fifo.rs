@@ -17,7 +17,11 @@
 //! RAM never reads an address in the clock it is written. `full` and
 //! `empty` are registers themselves (computed from the pointers' next
 //! values), so a user's pop logic starts at a flip-flop, not at a pointer
-//! compare, on its way to the RAM's read address. `reset` empties
+//! compare, on its way to the RAM's read address. Their next values are
+//! picked by `push` and `pop` from compares of the registered pointers
+//! (a push alone fills it: `wr + 1` against `rd`; a pop leaves data:
+//! `rd + 1` against `wr`), so `push` and `pop` reach the flags through a
+//! gate or two, not through an increment and a compare. `reset` empties
 //! it (the RAM keeps its contents, unseen).
 //!
 //! (rust-hdl's `SynchronousFIFO` works the same way but has no reset.)
@@ -45,6 +49,10 @@ pub struct RamFifo<D: Synth> {
     has_data: DFF<Bit>,
     wr_next: Signal<Local, Bits<9>>,
     rd_next: Signal<Local, Bits<9>>,
+    wr_inc: Signal<Local, Bits<9>>,
+    rd_inc: Signal<Local, Bits<9>>,
+    pushing: Signal<Local, Bit>,
+    popping: Signal<Local, Bit>,
 }
 
 impl<D: Synth> Logic for RamFifo<D> {
@@ -57,24 +65,35 @@ impl<D: Synth> Logic for RamFifo<D> {
         self.empty.next = !self.has_data.q.val();
         self.ram.write_address.next = self.wr.q.val().get_bits::<8>(0);
         self.ram.write_data.next = self.push_data.val();
-        self.ram.write_enable.next = self.push.val() & !self.is_full.q.val();
+        self.pushing.next = self.push.val() & !self.is_full.q.val();
+        self.popping.next = self.pop.val() & self.has_data.q.val();
+        self.ram.write_enable.next = self.pushing.val();
+        self.wr_inc.next = self.wr.q.val() + 1;
+        self.rd_inc.next = self.rd.q.val() + 1;
         self.wr_next.next = self.wr.q.val();
-        if self.push.val() & !self.is_full.q.val() {
-            self.wr_next.next = self.wr.q.val() + 1;
+        if self.pushing.val() {
+            self.wr_next.next = self.wr_inc.val();
         }
         self.wr.d.next = self.wr_next.val();
         self.rd_next.next = self.rd.q.val();
-        if self.pop.val() & self.has_data.q.val() {
-            self.rd_next.next = self.rd.q.val() + 1;
+        if self.popping.val() {
+            self.rd_next.next = self.rd_inc.val();
         }
         self.rd.d.next = self.rd_next.val();
-        // The flags of the next clock: full by the next pointers, empty by
-        // the next read pointer and this clock's write pointer (one clock
-        // behind the next one).
-        self.is_full.d.next = (self.wr_next.val().get_bits::<8>(0)
-            == self.rd_next.val().get_bits::<8>(0))
-            & (self.wr_next.val().get_bit(8) != self.rd_next.val().get_bit(8));
-        self.has_data.d.next = self.rd_next.val() != self.wr.q.val();
+        // Full after this clock: full and no pop, or a push alone that
+        // takes the last entry (a push and a pop together keep the count,
+        // and a push means it was not full).
+        self.is_full.d.next = !self.popping.val()
+            & (self.is_full.q.val()
+                | (self.pushing.val()
+                    & (self.wr_inc.val().get_bits::<8>(0) == self.rd.q.val().get_bits::<8>(0))
+                    & (self.wr_inc.val().get_bit(8) != self.rd.q.val().get_bit(8))));
+        // Readable entries after this clock (against the write pointer of
+        // this clock, see above).
+        self.has_data.d.next = self.rd.q.val() != self.wr.q.val();
+        if self.popping.val() {
+            self.has_data.d.next = self.rd_inc.val() != self.wr.q.val();
+        }
         self.ram.read_address.next = self.rd_next.val().get_bits::<8>(0);
         self.pop_data.next = self.ram.read_data.val();
         if self.reset.val() {
