@@ -77,6 +77,8 @@ struct Options {
     notes_until: u64,
     /// Compare every slot with the model after every clock.
     probe: bool,
+    /// A microsecond tick every this many clocks.
+    tick_clocks: u64,
 }
 
 /// A slot's account at a slow frame's first or last beat.
@@ -109,6 +111,10 @@ struct Run {
     /// Per slot: at the first and after the last beat of each slow frame.
     marks: Vec<Vec<Mark>>,
     longest: usize,
+    /// Clocks in which a tick and a slow beat met in one slot whose tokens
+    /// plus its rate minus the beat's bytes were `burst - 1`, `burst` and
+    /// `burst + 1`: the edges of the cap.
+    cap_edges: [u64; 3],
 }
 
 fn set_config(u: &mut Unit, cfg: &ShaperConfig) {
@@ -189,6 +195,7 @@ fn run(frames: &[Frame], cfg: &ShaperConfig, opt: &Options, seed: u64) -> Run {
     let mut refilled = [0u64; SLOTS];
     let mut occupancy = [0u64; SLOTS];
     let mut marks = vec![Vec::new(); SLOTS];
+    let mut cap_edges = [0u64; 3];
     let mut clock = 0u64;
     while left.len() < frames.len() {
         clock += 1;
@@ -232,7 +239,7 @@ fn run(frames: &[Frame], cfg: &ShaperConfig, opt: &Options, seed: u64) -> Run {
             note.unwrap_or(rng.gen_range(0..1 << 20)) as u64,
         )
         .unwrap();
-        let tick = clock.is_multiple_of(TICK_CLOCKS);
+        let tick = clock.is_multiple_of(opt.tick_clocks);
         u.set_u64("us_tick", tick as u64).unwrap();
 
         let mut ev = ClockEvents {
@@ -357,6 +364,13 @@ fn run(frames: &[Frame], cfg: &ShaperConfig, opt: &Options, seed: u64) -> Run {
         {
             deficit_clocks += 1;
         }
+        if let (true, Some(b)) = (tick, ev.slow_beat) {
+            let s = &model.slots[b.slot];
+            let over = s.tokens + s.rate as i64 - b.bytes as i64 - cfg.burst as i64;
+            if (-1..=1).contains(&over) {
+                cap_edges[(over + 1) as usize] += 1;
+            }
+        }
         let was_used: Vec<bool> = model.slots.iter().map(|s| s.used).collect();
         let cls = model.clock(cfg, &ev);
         for ((o, s), was) in occupancy.iter_mut().zip(&model.slots).zip(was_used) {
@@ -422,6 +436,7 @@ fn run(frames: &[Frame], cfg: &ShaperConfig, opt: &Options, seed: u64) -> Run {
         model,
         rtl,
         marks,
+        cap_edges,
         longest: frames.iter().map(|f| f.data.len()).max().unwrap_or(0),
     }
 }
@@ -536,6 +551,7 @@ fn pe_05_random_flows_match_the_model_under_idle_and_backpressure() {
             note_labels: note_labels.clone(),
             notes_until: 20_000,
             probe: true,
+            tick_clocks: TICK_CLOCKS,
         };
         let run = run(&frames, &cfg, &opt, seed);
         assert_order_per_label(&frames, &run.left);
@@ -576,6 +592,60 @@ fn pe_05_random_flows_match_the_model_under_idle_and_backpressure() {
 }
 
 #[test]
+fn pe_05_token_cap_is_exact_when_a_beat_leaves_in_a_tick() {
+    // A tick every clock and rates around a beat's bytes: a slot near its
+    // cap gains its rate and loses a beat in the same clock, and the result
+    // lands one below, on and one above `burst` (the block computes both
+    // outcomes before the merge decides, and caps the one with the beat by
+    // a compare against the beat's bytes). Tokens are compared with the
+    // model after every clock. Cuts by a quarter against one byte per
+    // microsecond back every ten keep the rates moving around 64, and three
+    // shaped flows sharing the input keep their tokens near the cap.
+    let cfg = ShaperConfig {
+        enable: true,
+        max_rate: 1000,
+        min_rate: 20,
+        cut_shift: 2,
+        recover_us: 10,
+        recover_step: 1,
+        burst: 300,
+        alt_enable: false,
+        alt_below: 0,
+        alt_above: 1,
+    };
+    let mut rng = StdRng::seed_from_u64(520);
+    let frames = random_frames(&mut rng, 1200, &[11, 22, 33, 0]);
+    let mut edges = [0u64; 3];
+    for (idle, stall, seed) in [(0.0, 0.0, 21u64), (0.2, 0.3, 22)] {
+        let opt = Options {
+            idle,
+            stall,
+            note_p: 0.02,
+            note_labels: vec![11, 22, 33],
+            notes_until: 1_000_000,
+            probe: true,
+            tick_clocks: 1,
+        };
+        let run = run(&frames, &cfg, &opt, seed);
+        assert_order_per_label(&frames, &run.left);
+        assert_eq!(run.rtl, run.model.counters, "counters");
+        let windows = assert_byte_bound(&run, &cfg);
+        eprintln!(
+            "idle {idle} stall {stall}: cap edges (burst - 1, burst, burst + 1) {:?}, {windows} \
+             windows",
+            run.cap_edges
+        );
+        for (e, n) in edges.iter_mut().zip(run.cap_edges) {
+            *e += n;
+        }
+    }
+    assert!(
+        edges.iter().all(|&n| n >= 8),
+        "the runs reached every edge of the cap: {edges:?}"
+    );
+}
+
+#[test]
 fn pe_05_full_slow_lane_holds_the_input_and_drops_nothing() {
     let mut rng = StdRng::seed_from_u64(506);
     // Two flows cut to a crawl: the lane fills and the input waits.
@@ -598,6 +668,7 @@ fn pe_05_full_slow_lane_holds_the_input_and_drops_nothing() {
         note_labels: vec![11, 22],
         notes_until: 3_000,
         probe: true,
+        tick_clocks: TICK_CLOCKS,
     };
     let run = run(&frames, &cfg, &opt, 2);
     assert_order_per_label(&frames, &run.left);
@@ -629,6 +700,7 @@ fn pe_05_fast_path_latency_one_clock_one_beat_per_clock() {
         note_labels: vec![101, 102, 103, 104, 105, 106, 107, 108, 109],
         notes_until: 1_000_000,
         probe: true,
+        tick_clocks: TICK_CLOCKS,
     };
     let run = run(&frames, &cfg, &opt, 3);
     assert_order_per_label(&frames, &run.left);
@@ -668,6 +740,7 @@ fn pe_05_merge_is_round_robin_between_whole_frames() {
         note_labels: vec![11],
         notes_until: 2,
         probe: true,
+        tick_clocks: TICK_CLOCKS,
     };
     let run = run(&frames, &cfg, &opt, 4);
     assert_order_per_label(&frames, &run.left);
@@ -724,6 +797,7 @@ fn pe_05_disabled_shaper_passes_every_frame_in_order() {
             note_labels: vec![11, 22, 33],
             notes_until: 1_000_000,
             probe: true,
+            tick_clocks: TICK_CLOCKS,
         };
         let run = run(&frames, &cfg, &opt, seed);
         assert_order_per_label(&frames, &run.left);

@@ -80,6 +80,19 @@
 //!
 //! **Probe.** `probe_*` show the state of slot `probe_slot` (combinational
 //! on registers), for tests and a future register window.
+//!
+//! **Timing (issue 7, HW-05).** The clocks above are the model's; the
+//! logic inside a clock is arranged so that the late decisions only pick:
+//! each slot computes its next token count for both outcomes of the merge
+//! (the head's beat leaves or not; the cap of the first as a 7-bit compare
+//! of `tokens + refill - burst` with the beat's bytes) and its cut rate
+//! from its own registers, so the RAM's head, the merge, the label
+//! compares and the lowest-free-slot choice (one-hot) drive selects, not
+//! arithmetic; the read pointer's increment is a register; the reroute and
+//! return events are summed by a balanced tree. `max_rate >> cut_shift` is
+//! a selection of constant shifts, which keeps synthesis from sharing one
+//! shifter between it and a slot's cut (the two are never used in the same
+//! clock) and so putting the slot choice in front of both.
 
 use crate::stream::{AxisSink, AxisSource};
 use rust_hdl::prelude::*;
@@ -146,6 +159,8 @@ pub struct FlowShaper {
     lane_wr: DFF<Bits<9>>,
     lane_wr_seen: DFF<Bits<9>>,
     lane_rd: DFF<Bits<9>>,
+    /// `lane_rd + 1`, kept so that the pop only picks the read address.
+    lane_rd_inc: DFF<Bits<9>>,
     lane_full: Signal<Local, Bit>,
     lane_empty: Signal<Local, Bit>,
     lane_rd_next: Signal<Local, Bits<9>>,
@@ -224,17 +239,33 @@ pub struct FlowShaper {
     lane_word: Signal<Local, Bits<LANE_BITS>>,
     note_ok: Signal<Local, Bit>,
     note_hit: Signal<Local, Bit>,
-    note_slot: Signal<Local, Bits<3>>,
-    note_rate: Signal<Local, Bits<26>>,
     note_free: Signal<Local, Bit>,
-    free_slot: Signal<Local, Bits<3>>,
-    cut_rate: Signal<Local, Bits<26>>,
+    all_used: Signal<Local, Bit>,
+    new_shift: Signal<Local, Bits<26>>,
     new_rate: Signal<Local, Bits<26>>,
+    head_is: Vec<Signal<Local, Bit>>,
+    /// The slot holds the label of the notification, of the first beat.
+    note_is: Vec<Signal<Local, Bit>>,
+    frame_is: Vec<Signal<Local, Bit>>,
+    /// The slot is the lowest free one and the notification takes it.
+    new_is: Vec<Signal<Local, Bit>>,
+    /// The slot's rate if a notification cut it in this clock.
+    cut_rate: Vec<Signal<Local, Bits<26>>>,
     tok_add: Vec<Signal<Local, Bits<26>>>,
-    tok_sub: Vec<Signal<Local, Bits<26>>>,
-    tok_sum: Vec<Signal<Local, Bits<26>>>,
+    tok_base: Vec<Signal<Local, Bits<26>>>,
+    tok_over: Vec<Signal<Local, Bits<26>>>,
+    tok_over_hi: Vec<Signal<Local, Bit>>,
+    tok_over_lo: Vec<Signal<Local, Bit>>,
+    tok_keep: Vec<Signal<Local, Bits<26>>>,
+    tok_less: Vec<Signal<Local, Bits<26>>>,
     up_rate: Vec<Signal<Local, Bits<26>>>,
     alt_next: Vec<Signal<Local, Bit>>,
+    /// Per slot, 1 if its flag is set (a reroute) or cleared (a return)
+    /// in this clock; summed by a balanced tree of adders.
+    ev_reroute: Vec<Signal<Local, Bits<4>>>,
+    ev_return: Vec<Signal<Local, Bits<4>>>,
+    pair_reroutes: Vec<Signal<Local, Bits<4>>>,
+    pair_returns: Vec<Signal<Local, Bits<4>>>,
     n_reroutes: Signal<Local, Bits<4>>,
     n_returns: Signal<Local, Bits<4>>,
 }
@@ -282,6 +313,7 @@ impl Default for FlowShaper {
             lane_wr: Default::default(),
             lane_wr_seen: Default::default(),
             lane_rd: Default::default(),
+            lane_rd_inc: Default::default(),
             lane_full: Default::default(),
             lane_empty: Default::default(),
             lane_rd_next: Default::default(),
@@ -353,17 +385,28 @@ impl Default for FlowShaper {
             lane_word: Default::default(),
             note_ok: Default::default(),
             note_hit: Default::default(),
-            note_slot: Default::default(),
-            note_rate: Default::default(),
             note_free: Default::default(),
-            free_slot: Default::default(),
-            cut_rate: Default::default(),
+            all_used: Default::default(),
+            new_shift: Default::default(),
             new_rate: Default::default(),
+            head_is: vec(),
+            note_is: vec(),
+            frame_is: vec(),
+            new_is: vec(),
+            cut_rate: vec(),
             tok_add: vec(),
-            tok_sub: vec(),
-            tok_sum: vec(),
+            tok_base: vec(),
+            tok_over: vec(),
+            tok_over_hi: vec(),
+            tok_over_lo: vec(),
+            tok_keep: vec(),
+            tok_less: vec(),
             up_rate: vec(),
             alt_next: vec(),
+            ev_reroute: vec(),
+            ev_return: vec(),
+            pair_reroutes: (0..4).map(|_| Default::default()).collect(),
+            pair_returns: (0..4).map(|_| Default::default()).collect(),
             n_reroutes: Default::default(),
             n_returns: Default::default(),
         }
@@ -392,6 +435,7 @@ impl Logic for FlowShaper {
             lane_wr,
             lane_wr_seen,
             lane_rd,
+            lane_rd_inc,
             out_busy,
             out_slow,
             out_alt,
@@ -485,8 +529,10 @@ impl Logic for FlowShaper {
         self.slow_end.next = self.slow_out.val() & self.head.val().get_bit(576);
         self.lane_pop.next = self.slow_out.val();
         self.lane_rd_next.next = self.lane_rd.q.val();
+        self.lane_rd_inc.d.next = self.lane_rd_inc.q.val();
         if self.lane_pop.val() {
-            self.lane_rd_next.next = self.lane_rd.q.val() + 1;
+            self.lane_rd_next.next = self.lane_rd_inc.q.val();
+            self.lane_rd_inc.d.next = self.lane_rd_inc.q.val() + 1;
         }
         self.lane_rd.d.next = self.lane_rd_next.val();
         self.lane.read_address.next = self.lane_rd_next.val().get_bits::<8>(0);
@@ -510,7 +556,9 @@ impl Logic for FlowShaper {
         self.hit_any.next = false;
         self.hit_slot.next = 0.into();
         for i in 0..SHAPER_SLOTS {
-            if self.sl_used[i].q.val() & (self.sl_label[i].q.val() == self.s_label.val()) {
+            self.frame_is[i].next =
+                self.sl_used[i].q.val() & (self.sl_label[i].q.val() == self.s_label.val());
+            if self.frame_is[i].val() {
                 self.hit_any.next = true;
                 self.hit_slot.next = self.slot_number[i].val();
             }
@@ -576,49 +624,76 @@ impl Logic for FlowShaper {
         // Notifications: the slot of the label, else the lowest free one.
         self.note_ok.next =
             self.note_valid.val() & self.enable.val() & (self.note_label.val() != 0);
+        // Used slots hold distinct labels (a label takes a slot only when
+        // none has it), so at most one `note_is` is set; each slot computes
+        // its own cut rate from registers, and the label compare only
+        // decides which slot takes it.
         self.note_hit.next = false;
-        self.note_slot.next = 0.into();
-        self.note_rate.next = 0.into();
-        self.note_free.next = false;
-        self.free_slot.next = 0.into();
         for i in 0..SHAPER_SLOTS {
-            if self.sl_used[i].q.val() & (self.sl_label[i].q.val() == self.note_label.val()) {
+            self.note_is[i].next =
+                self.sl_used[i].q.val() & (self.sl_label[i].q.val() == self.note_label.val());
+            if self.note_is[i].val() {
                 self.note_hit.next = true;
-                self.note_slot.next = self.slot_number[i].val();
-                self.note_rate.next = self.sl_rate[i].q.val();
             }
-            if !self.note_free.val() & !self.sl_used[i].q.val() {
-                self.note_free.next = true;
-                self.free_slot.next = self.slot_number[i].val();
+            self.cut_rate[i].next =
+                self.sl_rate[i].q.val() - (self.sl_rate[i].q.val() >> self.cut_shift.val());
+            if self.cut_rate[i].val() < self.min_w.val() {
+                self.cut_rate[i].next = self.min_w.val();
             }
         }
-        self.cut_rate.next = self.note_rate.val() - (self.note_rate.val() >> self.cut_shift.val());
-        if self.cut_rate.val() < self.min_w.val() {
-            self.cut_rate.next = self.min_w.val();
+        self.all_used.next = true;
+        for i in 0..SHAPER_SLOTS {
+            self.new_is[i].next = self.note_ok.val()
+                & !self.note_hit.val()
+                & self.all_used.val()
+                & !self.sl_used[i].q.val();
+            self.all_used.next = self.all_used.val() & self.sl_used[i].q.val();
         }
-        self.new_rate.next = self.max_w.val() - (self.max_w.val() >> self.cut_shift.val());
+        self.note_free.next = !self.all_used.val();
+        // `max_rate >> cut_shift` by a selection of constant shifts: a
+        // shifter here would be merged by synthesis with a slot's (never
+        // used in the same clock), which puts the slot choice before both.
+        self.new_shift.next = self.max_w.val();
+        for k in 1..16u64 {
+            if self.cut_shift.val() == k {
+                self.new_shift.next = self.max_w.val() >> k;
+            }
+        }
+        self.new_rate.next = self.max_w.val() - self.new_shift.val();
         if self.new_rate.val() < self.min_w.val() {
             self.new_rate.next = self.min_w.val();
         }
 
         // Every slot.
-        self.n_reroutes.next = 0.into();
-        self.n_returns.next = 0.into();
         for i in 0..SHAPER_SLOTS {
-            // Tokens: refill, the beat leaving, the cap.
+            // Tokens: refill, the beat leaving, the cap. Both outcomes are
+            // computed before the merge decides whether the head's beat
+            // leaves (`tok_less`: it does; `tok_keep`: it does not), so the
+            // decision only picks one. The cap of `tok_less`
+            // (`base - bytes > burst`) is `base - burst > bytes`: the wide
+            // part from registers, a 7-bit compare with the RAM's bytes.
+            self.head_is[i].next = self.head_slot.val().index() == i;
             self.tok_add[i].next = 0.into();
             if self.us_tick.val() {
                 self.tok_add[i].next = self.sl_rate[i].q.val();
             }
-            self.tok_sub[i].next = 0.into();
-            if self.slow_out.val() & (self.head_slot.val().index() == i) {
-                self.tok_sub[i].next = self.head_bytes_w.val();
+            self.tok_base[i].next = self.sl_tokens[i].q.val() + self.tok_add[i].val();
+            self.tok_over[i].next = self.tok_base[i].val() - self.burst_w.val();
+            self.tok_over_hi[i].next = !self.tok_over[i].val().get_bit(25)
+                & self.tok_over[i].val().get_bits::<18>(7).any();
+            self.tok_over_lo[i].next = !self.tok_over[i].val().get_bits::<19>(7).any()
+                & (self.tok_over[i].val().get_bits::<7>(0) > self.head_bytes.val());
+            self.tok_keep[i].next = self.tok_base[i].val();
+            if !self.tok_over[i].val().get_bit(25) & self.tok_over[i].val().any() {
+                self.tok_keep[i].next = self.burst_w.val();
             }
-            self.tok_sum[i].next =
-                self.sl_tokens[i].q.val() + self.tok_add[i].val() - self.tok_sub[i].val();
-            self.sl_tokens[i].d.next = self.tok_sum[i].val();
-            if !self.tok_sum[i].val().get_bit(25) & (self.tok_sum[i].val() > self.burst_w.val()) {
-                self.sl_tokens[i].d.next = self.burst_w.val();
+            self.tok_less[i].next = self.tok_base[i].val() - self.head_bytes_w.val();
+            if self.tok_over_hi[i].val() | self.tok_over_lo[i].val() {
+                self.tok_less[i].next = self.burst_w.val();
+            }
+            self.sl_tokens[i].d.next = self.tok_keep[i].val();
+            if self.slow_out.val() & self.head_is[i].val() {
+                self.sl_tokens[i].d.next = self.tok_less[i].val();
             }
             // Recovery after recover_us quiet microseconds.
             self.up_rate[i].next = self.sl_rate[i].q.val() + self.step_w.val();
@@ -633,32 +708,28 @@ impl Logic for FlowShaper {
                 }
             }
             // Frames of the slot in the block.
-            if self.classify.val() & (self.hit_slot.val().index() == i) {
-                if !(self.slow_end.val() & (self.head_slot.val().index() == i)) {
+            if self.classify.val() & self.frame_is[i].val() {
+                if !(self.slow_end.val() & self.head_is[i].val()) {
                     self.sl_waiting[i].d.next = self.sl_waiting[i].q.val() + 1;
                 }
-            } else if self.slow_end.val() & (self.head_slot.val().index() == i) {
+            } else if self.slow_end.val() & self.head_is[i].val() {
                 self.sl_waiting[i].d.next = self.sl_waiting[i].q.val() - 1;
             }
             // Freed at max_rate (or while disabled) when nothing holds it.
             if self.sl_used[i].q.val()
                 & ((self.sl_rate[i].q.val() >= self.max_w.val()) | !self.enable.val())
                 & (self.sl_waiting[i].q.val() == 0)
-                & !(self.classify.val() & (self.hit_slot.val().index() == i))
-                & !(self.note_ok.val() & self.note_hit.val() & (self.note_slot.val().index() == i))
+                & !(self.classify.val() & self.frame_is[i].val())
+                & !(self.note_ok.val() & self.note_is[i].val())
             {
                 self.sl_used[i].d.next = false;
             }
             // A notification: cut, or a new slot.
-            if self.note_ok.val() & self.note_hit.val() & (self.note_slot.val().index() == i) {
-                self.sl_rate[i].d.next = self.cut_rate.val();
+            if self.note_ok.val() & self.note_is[i].val() {
+                self.sl_rate[i].d.next = self.cut_rate[i].val();
                 self.sl_quiet[i].d.next = 0.into();
             }
-            if self.note_ok.val()
-                & !self.note_hit.val()
-                & self.note_free.val()
-                & (self.free_slot.val().index() == i)
-            {
+            if self.new_is[i].val() {
                 self.sl_used[i].d.next = true;
                 self.sl_label[i].d.next = self.note_label.val();
                 self.sl_rate[i].d.next = self.new_rate.val();
@@ -676,11 +747,13 @@ impl Logic for FlowShaper {
                 self.alt_next[i].next = false;
             }
             self.sl_alt[i].d.next = self.alt_next[i].val();
+            self.ev_reroute[i].next = 0.into();
+            self.ev_return[i].next = 0.into();
             if !self.sl_alt[i].q.val() & self.alt_next[i].val() {
-                self.n_reroutes.next = self.n_reroutes.val() + 1;
+                self.ev_reroute[i].next = 1.into();
             }
             if self.sl_alt[i].q.val() & !self.alt_next[i].val() {
-                self.n_returns.next = self.n_returns.val() + 1;
+                self.ev_return[i].next = 1.into();
             }
             if self.reset.val() {
                 self.sl_used[i].d.next = false;
@@ -688,6 +761,17 @@ impl Logic for FlowShaper {
                 self.sl_waiting[i].d.next = 0.into();
             }
         }
+
+        for k in 0..4 {
+            self.pair_reroutes[k].next =
+                self.ev_reroute[2 * k].val() + self.ev_reroute[2 * k + 1].val();
+            self.pair_returns[k].next =
+                self.ev_return[2 * k].val() + self.ev_return[2 * k + 1].val();
+        }
+        self.n_reroutes.next = (self.pair_reroutes[0].val() + self.pair_reroutes[1].val())
+            + (self.pair_reroutes[2].val() + self.pair_reroutes[3].val());
+        self.n_returns.next = (self.pair_returns[0].val() + self.pair_returns[1].val())
+            + (self.pair_returns[2].val() + self.pair_returns[3].val());
 
         // Probe.
         self.probe_used.next = false;
@@ -742,6 +826,7 @@ impl Logic for FlowShaper {
             self.lane_wr.d.next = 0.into();
             self.lane_wr_seen.d.next = 0.into();
             self.lane_rd.d.next = 0.into();
+            self.lane_rd_inc.d.next = 1.into();
         }
     }
 }
