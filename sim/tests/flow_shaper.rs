@@ -2,7 +2,8 @@
 //! the Verilog that ships, against `cngw_model::flow_shaper`: random frames
 //! of shaped and unshaped labels with random idle input clocks and random
 //! output backpressure, random light notifications (more flows than slots),
-//! a microsecond tick every [`TICK_CLOCKS`] clocks. Every frame leaves
+//! a microsecond tick every [`TICK_CLOCKS`] clocks (every clock in the
+//! token-cap test, which reaches the cap's edges). Every frame leaves
 //! once, byte for byte with its `tuser`, in order per label, with its label
 //! on `m_label` and the model's path on `m_alt` (held from its first offer
 //! to its last beat); every slot's state (label, rate, tokens, path,
