@@ -720,8 +720,10 @@ Designs: the unit blocks (`--list`), the synth-only flow tables flow_table_16k
 (FlowTable<12, 9, 8>, the gateway's) and flow_table_64k (FlowTable<14, 11, 8>), and the
 whole gateway (--gateway: gateway and gateway_64k, the 64K table spliced in; Xilinx
 counts only, it does not fit an ECP5-85).
---xilinx: `synth_xilinx -family xcup -top top -flatten`, then `stat`: LUTs (logic and
-LUTRAM), FFs, carry, BRAM36 (RAMB18 = 1/2), URAM, DSP.
+--xilinx: `synth_xilinx -family xcup -top top -flatten -uram`, then `stat`: LUTs (logic
+and LUTRAM), FFs, carry, BRAM36 (RAMB18 = 1/2), URAM, DSP. `-uram` lets Yosys put deep
+memories (thousands of words) in URAM288 (4K x 72), as on an Alveo card; --no-uram keeps
+every memory in block or LUT RAM (the counts before 2026-11-28).
 --ecp5: `synth_ecp5`, then nextpnr-ecp5 --um5g-85k --package CABGA381 --speed 8
 --out-of-context --timing-allow-fail --freq MHZ --seed N for N in 1..=seeds; the table
 gives the median (min..max) of the slowest clock's routed Fmax, `>=200` when every
@@ -732,7 +734,8 @@ on PATH (yosys, nextpnr-ecp5). Exit status 1 when a step fails (after the table)
 
 JSON (--json), schema_version 1:
   {\"tool\": \"cngw synth\", \"schema_version\": 1, \"out\": DIR, \"ecp5_device\": ...,
-   \"ecp5_target_mhz\": F, \"required_mhz\": 200, \"seeds\": N, \"designs\": [DESIGN, ...]}
+   \"ecp5_target_mhz\": F, \"required_mhz\": 200, \"seeds\": N, \"xilinx_uram\": BOOL,
+   \"designs\": [DESIGN, ...]}
   DESIGN: {\"name\", \"kind\": \"unit\"|\"synth-only\"|\"gateway\", \"verilog_bytes\",
    \"xilinx\": null | {\"error\"} | {\"luts\", \"luts_logic\", \"lutram\", \"ffs\", \"carry\",
      \"bram36\", \"uram\", \"dsp\", \"seconds\", \"cells\": {CELL: N}},
@@ -753,9 +756,12 @@ pub struct SynthArgs {
     /// The whole gateway, for Xilinx resource counts: with its 16K-flow table (`gateway`) and with the 64K-flow table spliced in (`gateway_64k`).
     #[arg(long)]
     pub gateway: bool,
-    /// UltraScale+ resource counts (Yosys synth_xilinx -family xcup).
+    /// UltraScale+ resource counts (Yosys synth_xilinx -family xcup -uram).
     #[arg(long)]
     pub xilinx: bool,
+    /// With --xilinx: no URAM288 inference (every memory in block or LUT RAM).
+    #[arg(long, requires = "xilinx")]
+    pub no_uram: bool,
     /// Place and route on an ECP5 LFE5UM5G-85F (speed 8) for a routed Fmax.
     #[arg(long)]
     pub ecp5: bool,

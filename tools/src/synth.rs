@@ -469,11 +469,20 @@ struct XilinxResult {
     seconds: f64,
 }
 
-fn run_xilinx(yosys: &Yosys, dir: &Path) -> Result<XilinxResult> {
-    let script = "read_verilog design.v\n\
-                  synth_xilinx -family xcup -top top -flatten\n\
-                  tee -o xilinx_stat.txt stat\n";
-    std::fs::write(dir.join("xilinx.ys"), script)?;
+/// The Yosys script of `--xilinx`. `-uram` lets Yosys map deep memories to
+/// UltraScale+ URAM288 (4K x 72), as a designer targeting an Alveo card
+/// would; without it every memory is block RAM or LUT RAM.
+fn xilinx_script(uram: bool) -> String {
+    format!(
+        "read_verilog design.v\n\
+         synth_xilinx -family xcup -top top -flatten{}\n\
+         tee -o xilinx_stat.txt stat\n",
+        if uram { " -uram" } else { "" }
+    )
+}
+
+fn run_xilinx(yosys: &Yosys, dir: &Path, uram: bool) -> Result<XilinxResult> {
+    std::fs::write(dir.join("xilinx.ys"), xilinx_script(uram))?;
     let start = Instant::now();
     yosys.run("xilinx.ys", dir, "xilinx.log")?;
     let seconds = start.elapsed().as_secs_f64();
@@ -638,7 +647,7 @@ pub fn run(args: &SynthArgs) -> Result<()> {
         };
         if args.xilinx {
             eprintln!("synth: {}: Yosys synth_xilinx ...", design.name);
-            let r = run_xilinx(tools.yosys.as_ref().unwrap(), &dir);
+            let r = run_xilinx(tools.yosys.as_ref().unwrap(), &dir, !args.no_uram);
             match &r {
                 Ok(x) => eprintln!(
                     "synth: {}: {} LUTs, {} FFs, {} BRAM36 ({:.0} s)",
@@ -834,11 +843,12 @@ fn to_json(out: &Path, args: &SynthArgs, results: &[DesignResult]) -> String {
     let _ = writeln!(
         s,
         "  \"out\": {},\n  \"ecp5_device\": \"LFE5UM5G-85F-8\",\n  \"ecp5_target_mhz\": {},\n  \
-         \"required_mhz\": {},\n  \"seeds\": {},\n  \"designs\": [",
+         \"required_mhz\": {},\n  \"seeds\": {},\n  \"xilinx_uram\": {},\n  \"designs\": [",
         json_string(&out.display().to_string()),
         num(Some(args.freq)),
         num(Some(REQUIRED_MHZ)),
-        args.seeds
+        args.seeds,
+        !args.no_uram
     );
     for (i, r) in results.iter().enumerate() {
         let _ = write!(

@@ -55,6 +55,11 @@ fn hw_05_synth_rejects_bad_arguments_before_running_a_tool() {
     rejected(&["--xilinx"], "nothing to synthesize");
     // The whole gateway is not placed on the ECP5.
     rejected(&["--gateway", "--ecp5"], "add --xilinx");
+    // --no-uram is a choice of the Xilinx flow.
+    rejected(
+        &["--block", "token_bucket", "--ecp5", "--no-uram"],
+        "--xilinx",
+    );
     // Seeds and frequency.
     rejected(
         &["--block", "token_bucket", "--ecp5", "--seeds", "0"],
@@ -223,6 +228,43 @@ fn hw_05_median_of_seeds() {
     assert_eq!(median(&[]), None);
     assert_eq!(median(&[230.0, 210.0, 250.0]), Some(230.0));
     assert_eq!(median(&[200.0, 210.0]), Some(205.0));
+}
+
+// ---------------------------------------------------------------------------
+// A real run: Rate Advice's per-flow state (16K x 57 bits) goes to URAM288 by
+// default, to block RAM with --no-uram.
+
+fn rate_advisor_xilinx(extra: &[&str], name: &str) -> (f64, f64, bool) {
+    let dir = scratch(name);
+    let mut argv: Vec<String> = ["synth", "--block", "rate_advisor", "--xilinx", "--json"]
+        .iter()
+        .chain(extra)
+        .map(|a| a.to_string())
+        .collect();
+    argv.extend(["--out".into(), dir.join("logs").display().to_string()]);
+    let run = cngw(&argv).expect_ok();
+    let doc = json::parse(&run.stdout).unwrap_or_else(|e| panic!("{e}:\n{}", run.stdout));
+    let x = doc.get("designs").arr()[0].get("xilinx");
+    let uram_flag = matches!(doc.get("xilinx_uram"), json::Value::Bool(true));
+    (x.get("bram36").num(), x.get("uram").num(), uram_flag)
+}
+
+#[test]
+fn hw_05_synth_maps_deep_memories_to_uram_unless_told_not_to() {
+    // 16K words of 57 bits: four URAM288 (4K x 72 each); the job queue and
+    // the stash stay in block and LUT RAM.
+    let (bram, uram, flag) = rate_advisor_xilinx(&[], "synth_uram");
+    assert!(flag, "the JSON says URAM inference is on");
+    assert_eq!(uram, 4.0, "URAM288 for the 16K x 57 state");
+    assert!(bram < 16.0, "{bram} BRAM36 left with the state in URAM");
+    // Without URAM the state is 16K x 57 bits of block RAM: 28 BRAM36 or more.
+    let (bram_no, uram_no, flag_no) = rate_advisor_xilinx(&["--no-uram"], "synth_no_uram");
+    assert!(!flag_no, "the JSON says URAM inference is off");
+    assert_eq!(uram_no, 0.0);
+    assert!(
+        bram_no >= bram + 25.0,
+        "{bram_no} BRAM36 without URAM against {bram} with"
+    );
 }
 
 // ---------------------------------------------------------------------------
