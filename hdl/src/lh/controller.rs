@@ -71,6 +71,13 @@
 //! Times are in microseconds from `now_us`; comparisons are modulo 2^32.
 //! Latency: a decision is registered one clock after `res_valid` and the
 //! job is in the FIFO (visible on `job_valid`) the clock after.
+//!
+//! Timing: every tracker slot runs its compares side by side (location,
+//! interval, depth, row), so the decision only ORs one-hot results; the
+//! job is composed whether or not it is sent and the FIFO's free entry at
+//! the write pointer takes it every clock (the decision moves only the
+//! pointers). 93.9 MHz on the ECP5 (docs/performance.md), held by the
+//! Resume's pick of the lowest slot due into the job's fields.
 
 use crate::notify::TokenBucket;
 use rust_hdl::prelude::*;
@@ -198,20 +205,32 @@ pub struct LhController {
     // Combinational.
     congested: Signal<Local, Bit>,
     hit: Signal<Local, Bit>,
-    hit_slot: Signal<Local, Bits<3>>,
     free: Signal<Local, Bit>,
-    free_slot: Signal<Local, Bits<3>>,
     tracked: Signal<Local, Bit>,
     tracked_slot: Signal<Local, Bits<3>>,
-    hit_time: Signal<Local, Bits<32>>,
-    hit_qd: Signal<Local, Bits<32>>,
     hit_row: Signal<Local, Bits<2>>,
+    /// Per slot, computed side by side (used slots hold distinct
+    /// locations, so at most one matches): the slot holds this packet's
+    /// flow; its last notification is at least `interval_us` old; it is
+    /// the lowest free slot; it would escalate; this packet's CNP would
+    /// write it.
+    slot_match: Vec<Signal<Local, Bit>>,
+    slot_old: Vec<Signal<Local, Bit>>,
+    slot_first_free: Vec<Signal<Local, Bit>>,
+    slot_esc: Vec<Signal<Local, Bit>>,
+    slot_take: Vec<Signal<Local, Bit>>,
+    /// The flow is tracked and was told less than `interval_us` ago.
+    recent: Signal<Local, Bit>,
+    /// The flow is tracked, QD grew past its last notification's, and that
+    /// row is at or above this depth's.
+    escalate: Signal<Local, Bit>,
+    /// This clock's job is a packet's (else a Resume's).
+    packet_job: Signal<Local, Bit>,
     base_row: Signal<Local, Bits<2>>,
     row: Signal<Local, Bits<2>>,
     action: Signal<Local, Bits<32>>,
     can_send: Signal<Local, Bit>,
     send_cnp: Signal<Local, Bit>,
-    send_slot: Signal<Local, Bits<3>>,
     resume_due: Signal<Local, Bit>,
     send_resume: Signal<Local, Bit>,
     release_resume: Signal<Local, Bit>,
@@ -293,14 +312,12 @@ impl Logic for LhController {
         // Tracker look-up (by location), the lowest free slot and the lowest
         // tracked slot (for Resume).
         self.hit.next = false;
-        self.hit_slot.next = 0.into();
         self.free.next = false;
-        self.free_slot.next = 0.into();
         self.tracked.next = false;
         self.tracked_slot.next = 0.into();
-        self.hit_time.next = 0.into();
-        self.hit_qd.next = 0.into();
         self.hit_row.next = 0.into();
+        self.recent.next = false;
+        self.escalate.next = false;
         self.resume_ip.next = 0.into();
         self.resume_ipv6.next = false;
         self.resume_mac.next = 0.into();
@@ -309,26 +326,34 @@ impl Logic for LhController {
         self.resume_kind.next = 0.into();
         // (Only a packet decision or a possible Resume looks: a simulator
         // then skips the loop on other clocks.)
+        // Every slot's compares run side by side; the decision below only
+        // ORs their one-hot results (no slot multiplexer in front of a
+        // subtraction or compare).
+        for i in 0..TRACKER_SLOTS {
+            self.slot_match[i].next = false;
+            self.slot_old[i].next = false;
+            self.slot_first_free[i].next = false;
+            self.slot_esc[i].next = false;
+            self.slot_take[i].next = false;
+        }
         if self.res_valid.val() | (self.qd.val() < self.k_min.val()) {
             for i in 0..TRACKER_SLOTS {
-                if !self.hit.val()
-                    & self.trk_valid[i].q.val()
-                    & (self.trk_location[i].q.val() == self.res_location.val())
-                {
+                self.slot_match[i].next = self.trk_valid[i].q.val()
+                    & (self.trk_location[i].q.val() == self.res_location.val());
+                self.slot_old[i].next =
+                    (self.now_us.val() - self.trk_time[i].q.val()) >= self.interval_us.val();
+                if self.slot_match[i].val() {
                     self.hit.next = true;
-                    self.hit_slot.next = self.slot_number[i].val();
-                    self.hit_time.next = self.trk_time[i].q.val();
-                    self.hit_qd.next = self.trk_qd[i].q.val();
-                    self.hit_row.next = self.trk_row[i].q.val();
+                    self.hit_row.next = self.hit_row.val() | self.trk_row[i].q.val();
+                    if !self.slot_old[i].val() {
+                        self.recent.next = true;
+                    }
                 }
                 if !self.free.val() & !self.trk_valid[i].q.val() {
                     self.free.next = true;
-                    self.free_slot.next = self.slot_number[i].val();
+                    self.slot_first_free[i].next = true;
                 }
-                if !self.tracked.val()
-                    & self.trk_valid[i].q.val()
-                    & ((self.now_us.val() - self.trk_time[i].q.val()) >= self.interval_us.val())
-                {
+                if !self.tracked.val() & self.trk_valid[i].q.val() & self.slot_old[i].val() {
                     self.tracked.next = true;
                     self.tracked_slot.next = self.slot_number[i].val();
                     self.resume_ip.next = self.trk_ip[i].q.val();
@@ -349,11 +374,21 @@ impl Logic for LhController {
         if self.qd.val() > self.sev2_threshold.val() {
             self.base_row.next = 2.into();
         }
+        if self.res_valid.val() | (self.qd.val() < self.k_min.val()) {
+            for i in 0..TRACKER_SLOTS {
+                self.slot_esc[i].next = self.slot_match[i].val()
+                    & (self.qd.val() > self.trk_qd[i].q.val())
+                    & (self.trk_row[i].q.val() >= self.base_row.val());
+                if self.slot_esc[i].val() {
+                    self.escalate.next = true;
+                }
+                // A CNP writes the flow's slot, else the lowest free one.
+                self.slot_take[i].next =
+                    self.slot_match[i].val() | (!self.hit.val() & self.slot_first_free[i].val());
+            }
+        }
         self.row.next = self.base_row.val();
-        if self.hit.val()
-            & (self.qd.val() > self.hit_qd.val())
-            & (self.hit_row.val() >= self.base_row.val())
-        {
+        if self.escalate.val() {
             self.row.next = self.hit_row.val() + 1;
             if self.hit_row.val() == 2 {
                 self.row.next = 2.into();
@@ -370,10 +405,6 @@ impl Logic for LhController {
         // The decision for this packet.
         self.can_send.next = (self.bucket.tokens.val() != 0) & (self.fifo_count.q.val() != 8);
         self.send_cnp.next = false;
-        self.send_slot.next = self.free_slot.val();
-        if self.hit.val() {
-            self.send_slot.next = self.hit_slot.val();
-        }
         if self.res_valid.val() & self.congested.val() {
             if !self.res_sqp_valid.val() {
                 self.no_sqp_count.d.next = self.no_sqp_count.q.val() + 1;
@@ -381,9 +412,7 @@ impl Logic for LhController {
                 self.not_top_count.d.next = self.not_top_count.q.val() + 1;
             } else if self.defer.val() & self.res_fell.val() {
                 self.deferred_count.d.next = self.deferred_count.q.val() + 1;
-            } else if self.hit.val()
-                & ((self.now_us.val() - self.hit_time.val()) < self.interval_us.val())
-            {
+            } else if self.recent.val() {
                 self.suppressed_count.d.next = self.suppressed_count.q.val() + 1;
             } else if !self.hit.val() & !self.free.val() {
                 self.tracker_full_count.d.next = self.tracker_full_count.q.val() + 1;
@@ -449,7 +478,7 @@ impl Logic for LhController {
         // simulator then skips the loop on other clocks).
         if self.send_cnp.val() | self.send_resume.val() | self.release_resume.val() {
             for i in 0..TRACKER_SLOTS {
-                if self.send_cnp.val() & (self.send_slot.val().index() == i) {
+                if self.send_cnp.val() & self.slot_take[i].val() {
                     self.trk_valid[i].d.next = true;
                     self.trk_location[i].d.next = self.res_location.val();
                     self.trk_time[i].d.next = self.now_us.val();
@@ -480,7 +509,12 @@ impl Logic for LhController {
         self.body.next = 0.into();
         self.body_resume.next = 0.into();
         self.job_in.next = 0.into();
-        if self.push.val() {
+        // The job is composed from the packet (or the Resume) whether or not
+        // it is pushed, so the decision reaches only the FIFO's pointers, not
+        // its 379-bit entries. (Only on a congested packet or a possible
+        // Resume: a simulator skips it on other clocks.)
+        self.packet_job.next = self.res_valid.val() & self.congested.val();
+        if self.packet_job.val() | self.resume_due.val() {
             // Bodies in wire order (narrow results in their own width).
             self.metric.next = bit_cast::<32, 24>(self.qd_kb.val()) | bits::<32>(0x0100_0000);
             if self.hide_metric.val() {
@@ -523,7 +557,7 @@ impl Logic for LhController {
             if self.res_ipv6.val() {
                 self.job_in.next = self.job_in.val() | self.bit312.val();
             }
-            if self.send_resume.val() {
+            if !self.packet_job.val() {
                 self.job_in.next = bit_cast::<315, 128>(self.resume_ip.val())
                     | (bit_cast::<315, 48>(self.resume_mac.val()) << 128)
                     | (bit_cast::<315, 24>(self.resume_sqp.val()) << 176)
@@ -547,7 +581,9 @@ impl Logic for LhController {
                 }
             }
         }
-        if self.push.val() {
+        // The free entry at the write pointer takes this clock's job every
+        // clock (a push only moves the pointer); a full FIFO's is the oldest.
+        if self.fifo_count.q.val() != 8 {
             for i in 0..JOB_FIFO_DEPTH {
                 if self.fifo_wptr.q.val().index() == i {
                     self.fifo[i].d.next = self.job_in.val();
@@ -710,20 +746,23 @@ impl Default for LhController {
             deferred_count: Default::default(),
             congested: Default::default(),
             hit: Default::default(),
-            hit_slot: Default::default(),
             free: Default::default(),
-            free_slot: Default::default(),
             tracked: Default::default(),
             tracked_slot: Default::default(),
-            hit_time: Default::default(),
-            hit_qd: Default::default(),
             hit_row: Default::default(),
             base_row: Default::default(),
             row: Default::default(),
             action: Default::default(),
             can_send: Default::default(),
             send_cnp: Default::default(),
-            send_slot: Default::default(),
+            slot_match: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            slot_old: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            slot_first_free: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            slot_esc: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            slot_take: (0..TRACKER_SLOTS).map(|_| Default::default()).collect(),
+            recent: Default::default(),
+            escalate: Default::default(),
+            packet_job: Default::default(),
             resume_due: Default::default(),
             send_resume: Default::default(),
             release_resume: Default::default(),
