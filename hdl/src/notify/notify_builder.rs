@@ -323,8 +323,9 @@ pub struct NotifyBuilder {
     out_valid: Signal<Local, Bit>,
     templates: Vec<Constant<Bits<1536>>>,
     all_lanes: Constant<Bits<64>>,
-    ones128: Constant<Bits<128>>,
-    ones64: Constant<Bits<64>>,
+    /// Byte `k` of an identifier register (`0xFF << 8k`).
+    dev_lane: Vec<Constant<Bits<128>>>,
+    path_lane: Vec<Constant<Bits<64>>>,
     state: DFF<BuildState>,
     wan: DFF<Bit>,
     /// The output the frame in progress leaves on is ready.
@@ -373,15 +374,13 @@ pub struct NotifyBuilder {
     cfg_changed: Signal<Local, Bit>,
     settled: Signal<Local, Bit>,
     dev_len: Signal<Local, Bits<5>>,
-    dev_pad: Signal<Local, Bits<5>>,
-    dev_shift: Signal<Local, Bits<8>>,
+    dev_mask: Signal<Local, Bits<128>>,
     dev_bytes: Signal<Local, Bits<128>>,
     dev_size: Signal<Local, Bits<6>>,
     dev_len_byte: Signal<Local, Bits<8>>,
     dev_obj: Signal<Local, Bits<160>>,
     path_len: Signal<Local, Bits<4>>,
-    path_pad: Signal<Local, Bits<4>>,
-    path_shift: Signal<Local, Bits<7>>,
+    path_mask: Signal<Local, Bits<64>>,
     path_bytes: Signal<Local, Bits<64>>,
     path_size: Signal<Local, Bits<6>>,
     path_len_byte: Signal<Local, Bits<8>>,
@@ -476,8 +475,12 @@ impl Default for NotifyBuilder {
             out_ready: Default::default(),
             templates,
             all_lanes: Constant::new(bits::<64>(u64::MAX)),
-            ones128: Constant::new(!Bits::<128>::default()),
-            ones64: Constant::new(bits::<64>(u64::MAX)),
+            dev_lane: (0..16)
+                .map(|k| Constant::new(bit_cast::<128, 8>(bits::<8>(0xFF)) << (8 * k)))
+                .collect(),
+            path_lane: (0..8)
+                .map(|k| Constant::new(bit_cast::<64, 8>(bits::<8>(0xFF)) << (8 * k)))
+                .collect(),
             state: Default::default(),
             wan: Default::default(),
             frame_q: Default::default(),
@@ -518,15 +521,13 @@ impl Default for NotifyBuilder {
             cfg_changed: Default::default(),
             settled: Default::default(),
             dev_len: Default::default(),
-            dev_pad: Default::default(),
-            dev_shift: Default::default(),
+            dev_mask: Default::default(),
             dev_bytes: Default::default(),
             dev_size: Default::default(),
             dev_len_byte: Default::default(),
             dev_obj: Default::default(),
             path_len: Default::default(),
-            path_pad: Default::default(),
-            path_shift: Default::default(),
+            path_mask: Default::default(),
             path_bytes: Default::default(),
             path_size: Default::default(),
             path_len_byte: Default::default(),
@@ -650,15 +651,13 @@ impl Logic for NotifyBuilder {
         self.b_fresh.d.next = self.cfg_changed.val();
         self.settled.next = !self.cfg_changed.val() & !self.b_fresh.q.val();
         self.dev_len.next = 0.into();
-        self.dev_pad.next = 0.into();
-        self.dev_shift.next = 0.into();
+        self.dev_mask.next = 0.into();
         self.dev_bytes.next = 0.into();
         self.dev_size.next = 0.into();
         self.dev_len_byte.next = 0.into();
         self.dev_obj.next = 0.into();
         self.path_len.next = 0.into();
-        self.path_pad.next = 0.into();
-        self.path_shift.next = 0.into();
+        self.path_mask.next = 0.into();
         self.path_bytes.next = 0.into();
         self.path_size.next = 0.into();
         self.path_len_byte.next = 0.into();
@@ -680,22 +679,25 @@ impl Logic for NotifyBuilder {
             if self.ext_device_id_len.val() > 16 {
                 self.dev_len.next = 16.into();
             }
-            self.dev_pad.next = bits::<5>(16) - self.dev_len.val();
-            self.dev_shift.next = bit_cast::<8, 5>(self.dev_pad.val()) << 3;
-            if self.dev_len.val().any() {
-                self.dev_bytes.next =
-                    self.ext_device_id.val() & (self.ones128.val() >> self.dev_shift.val());
+            // The bytes below the length, each by a compare (no shifter:
+            // Yosys would share one with the job clock's lane shift and
+            // put the job's state in front of these sums).
+            for k in 0..16 {
+                if self.dev_len.val().index() > k {
+                    self.dev_mask.next = self.dev_mask.val() | self.dev_lane[k].val();
+                }
             }
+            self.dev_bytes.next = self.ext_device_id.val() & self.dev_mask.val();
             self.path_len.next = self.ext_path_id_len.val();
             if self.ext_path_id_len.val() > 8 {
                 self.path_len.next = 8.into();
             }
-            self.path_pad.next = bits::<4>(8) - self.path_len.val();
-            self.path_shift.next = bit_cast::<7, 4>(self.path_pad.val()) << 3;
-            if self.path_len.val().any() {
-                self.path_bytes.next =
-                    self.ext_path_id.val() & (self.ones64.val() >> self.path_shift.val());
+            for k in 0..8 {
+                if self.path_len.val().index() > k {
+                    self.path_mask.next = self.path_mask.val() | self.path_lane[k].val();
+                }
             }
+            self.path_bytes.next = self.ext_path_id.val() & self.path_mask.val();
             // Objects in lane order: Length (high byte 0), Class-Num,
             // C-Type, payload; sizes padded to four bytes.
             self.dev_size.next = bit_cast::<6, 5>((self.dev_len.val() + 3) & 0x1C) + bits::<6>(4);
