@@ -18,6 +18,14 @@
 //! after the last beat. The rules are `cngw_packet::parsed::classify`, the
 //! reference this block is compared with.
 //!
+//! The decode is one clock, so it is laid out flat: two `IpReading`s read
+//! the frame untagged and with one 802.1Q tag side by side and the tag
+//! compare picks one at the end; a reading computes the frame's room
+//! behind the UDP header beside the UDP header's selection by the IHL; the
+//! last beat's lane count comes from its `tkeep` smeared into a thermometer
+//! code, not from a priority chain over 64 lanes. (67.0 -> 90.4 MHz on the
+//! ECP5, docs/performance.md.)
+//!
 //! Addresses leave in lane order (byte `i` of the address in bits
 //! `8*i+7..8*i`), the same order as `tdata`.
 
@@ -57,35 +65,32 @@ pub struct HeaderParser {
     out_pkey: DFF<Bits<16>>,
     out_dest_qp: DFF<Bits<24>>,
     out_psn: DFF<Bits<24>>,
-    // Lane count for each tkeep prefix (tkeep is packed).
-    lane_counts: Vec<Constant<Bits<16>>>,
+    /// Bit positions whose `tkeep` run ends there, for each bit of the
+    /// lane count (see `keep_bytes`).
+    count_lanes: Vec<Constant<Bits<64>>>,
     // Combinational decode.
     transfer: Signal<Local, Bit>,
     window: Signal<Local, Bits<1024>>,
+    /// `tkeep` smeared down: bit `i` is set if any lane `>= i` is.
+    keep_run: Signal<Local, Bits<64>>,
     keep_bytes: Signal<Local, Bits<16>>,
     frame_len: Signal<Local, Bits<17>>,
-    ethertype_outer: Signal<Local, Bits<16>>,
-    ethertype: Signal<Local, Bits<16>>,
     vlan: Signal<Local, Bit>,
-    l3_offset: Signal<Local, Bits<17>>,
-    l3: Signal<Local, Bits<1024>>,
-    ip_version: Signal<Local, Bits<4>>,
-    ihl: Signal<Local, Bits<4>>,
-    ipv4_total_len: Signal<Local, Bits<17>>,
-    ipv4_flags_frag: Signal<Local, Bits<16>>,
-    ipv6_payload_len: Signal<Local, Bits<17>>,
-    ip_protocol: Signal<Local, Bits<8>>,
-    l4_shift: Signal<Local, Bits<10>>,
-    l4_offset: Signal<Local, Bits<17>>,
-    l4: Signal<Local, Bits<160>>,
-    udp_dst_port: Signal<Local, Bits<16>>,
-    udp_len: Signal<Local, Bits<17>>,
+    /// The frame read untagged and with one 802.1Q tag, side by side:
+    /// `vlan` picks one at the end, so the tag compare is not in front of
+    /// the field offsets.
+    plain_read: IpReading,
+    vlan_read: IpReading,
     roce: Signal<Local, Bit>,
     non_roce: Signal<Local, Bit>,
     malformed: Signal<Local, Bit>,
-    src_ip_decoded: Signal<Local, Bits<128>>,
-    dst_ip_decoded: Signal<Local, Bits<128>>,
-    ecn_decoded: Signal<Local, Bits<2>>,
+    // The picked reading's fields.
+    ipv6: Signal<Local, Bit>,
+    bth_fields: Signal<Local, Bits<96>>,
+    src_ip: Signal<Local, Bits<128>>,
+    dst_ip: Signal<Local, Bits<128>>,
+    ecn: Signal<Local, Bits<2>>,
+    flow_label: Signal<Local, Bits<20>>,
 }
 
 impl Default for HeaderParser {
@@ -116,35 +121,24 @@ impl Default for HeaderParser {
             out_pkey: Default::default(),
             out_dest_qp: Default::default(),
             out_psn: Default::default(),
-            lane_counts: (0..64u64)
-                .map(|i| Constant::new((i + 1).to_bits()))
-                .collect(),
+            count_lanes: (0..7).map(|b| Constant::new(count_lane_mask(b))).collect(),
+            plain_read: IpReading::new(14),
+            vlan_read: IpReading::new(18),
             transfer: Default::default(),
             window: Default::default(),
+            keep_run: Default::default(),
             keep_bytes: Default::default(),
             frame_len: Default::default(),
-            ethertype_outer: Default::default(),
-            ethertype: Default::default(),
             vlan: Default::default(),
-            l3_offset: Default::default(),
-            l3: Default::default(),
-            ip_version: Default::default(),
-            ihl: Default::default(),
-            ipv4_total_len: Default::default(),
-            ipv4_flags_frag: Default::default(),
-            ipv6_payload_len: Default::default(),
-            ip_protocol: Default::default(),
-            l4_shift: Default::default(),
-            l4_offset: Default::default(),
-            l4: Default::default(),
-            udp_dst_port: Default::default(),
-            udp_len: Default::default(),
             roce: Default::default(),
             non_roce: Default::default(),
             malformed: Default::default(),
-            src_ip_decoded: Default::default(),
-            dst_ip_decoded: Default::default(),
-            ecn_decoded: Default::default(),
+            ipv6: Default::default(),
+            bth_fields: Default::default(),
+            src_ip: Default::default(),
+            dst_ip: Default::default(),
+            ecn: Default::default(),
+            flow_label: Default::default(),
         }
     }
 }
@@ -206,111 +200,77 @@ impl Logic for HeaderParser {
             self.window.next = (bit_cast::<1024, 512>(self.second_beat.q.val()) << 512)
                 | bit_cast::<1024, 512>(self.first_beat.q.val());
         }
+        // Lanes in the beat: one past its highest `tkeep` lane (holes
+        // included). `keep_run` is a thermometer code of that count; bit
+        // `b` of the count is set where a run of ones ends at a position
+        // `m * 2^(b+1) + 2^b - 1` (no priority chain over 64 lanes).
+        self.keep_run.next = self.tap.tkeep.val();
+        self.keep_run.next = self.keep_run.val() | (self.keep_run.val() >> 1);
+        self.keep_run.next = self.keep_run.val() | (self.keep_run.val() >> 2);
+        self.keep_run.next = self.keep_run.val() | (self.keep_run.val() >> 4);
+        self.keep_run.next = self.keep_run.val() | (self.keep_run.val() >> 8);
+        self.keep_run.next = self.keep_run.val() | (self.keep_run.val() >> 16);
+        self.keep_run.next = self.keep_run.val() | (self.keep_run.val() >> 32);
         self.keep_bytes.next = 0.into();
-        for i in 0..64 {
-            if self.tap.tkeep.val().get_bit(i) {
-                self.keep_bytes.next = self.lane_counts[i].val();
-            }
+        if (self.keep_run.val() & !(self.keep_run.val() >> 1) & self.count_lanes[0].val()).any() {
+            self.keep_bytes.next = self.keep_bytes.val() | 1;
+        }
+        if (self.keep_run.val() & !(self.keep_run.val() >> 2) & self.count_lanes[1].val()).any() {
+            self.keep_bytes.next = self.keep_bytes.val() | 2;
+        }
+        if (self.keep_run.val() & !(self.keep_run.val() >> 4) & self.count_lanes[2].val()).any() {
+            self.keep_bytes.next = self.keep_bytes.val() | 4;
+        }
+        if (self.keep_run.val() & !(self.keep_run.val() >> 8) & self.count_lanes[3].val()).any() {
+            self.keep_bytes.next = self.keep_bytes.val() | 8;
+        }
+        if (self.keep_run.val() & !(self.keep_run.val() >> 16) & self.count_lanes[4].val()).any() {
+            self.keep_bytes.next = self.keep_bytes.val() | 16;
+        }
+        if (self.keep_run.val() & !(self.keep_run.val() >> 32) & self.count_lanes[5].val()).any() {
+            self.keep_bytes.next = self.keep_bytes.val() | 32;
+        }
+        if (self.keep_run.val() & self.count_lanes[6].val()).any() {
+            self.keep_bytes.next = self.keep_bytes.val() | 64;
         }
         self.frame_len.next = bit_cast::<17, 16>(self.bytes_before.q.val())
             + bit_cast::<17, 16>(self.keep_bytes.val());
 
-        // Ethernet and one 802.1Q tag.
-        self.ethertype_outer.next = (bit_cast::<16, 8>(self.window.val().get_bits::<8>(96)) << 8)
-            | bit_cast::<16, 8>(self.window.val().get_bits::<8>(104));
-        self.vlan.next = self.ethertype_outer.val() == 0x8100;
+        // The frame read untagged (EtherType at byte 12, IP at 14) and with
+        // one 802.1Q tag (16 and 18), side by side.
+        self.plain_read.l2.next = self.window.val() >> 96;
+        self.plain_read.frame_len.next = self.frame_len.val();
+        self.vlan_read.l2.next = self.window.val() >> 128;
+        self.vlan_read.frame_len.next = self.frame_len.val();
+
+        // The tag picks a reading.
+        self.vlan.next = ((bit_cast::<16, 8>(self.window.val().get_bits::<8>(96)) << 8)
+            | bit_cast::<16, 8>(self.window.val().get_bits::<8>(104)))
+            == 0x8100;
+        self.malformed.next = self.plain_read.malformed.val();
+        self.non_roce.next = self.plain_read.non_roce.val();
         if self.vlan.val() {
-            self.ethertype.next = (bit_cast::<16, 8>(self.window.val().get_bits::<8>(128)) << 8)
-                | bit_cast::<16, 8>(self.window.val().get_bits::<8>(136));
-            self.l3_offset.next = 18.into();
-            self.l3.next = self.window.val() >> 144;
-        } else {
-            self.ethertype.next = self.ethertype_outer.val();
-            self.l3_offset.next = 14.into();
-            self.l3.next = self.window.val() >> 112;
+            self.malformed.next = self.vlan_read.malformed.val();
+            self.non_roce.next = self.vlan_read.non_roce.val();
         }
-
-        // IP header fields (l3 byte k is l3[8k+7:8k]).
-        self.ip_version.next = self.l3.val().get_bits::<4>(4);
-        self.ihl.next = self.l3.val().get_bits::<4>(0);
-        self.ipv4_total_len.next = (bit_cast::<17, 8>(self.l3.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<17, 8>(self.l3.val().get_bits::<8>(24));
-        self.ipv4_flags_frag.next = (bit_cast::<16, 8>(self.l3.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<16, 8>(self.l3.val().get_bits::<8>(56));
-        self.ipv6_payload_len.next = (bit_cast::<17, 8>(self.l3.val().get_bits::<8>(32)) << 8)
-            | bit_cast::<17, 8>(self.l3.val().get_bits::<8>(40));
-        if self.ethertype.val() == 0x86dd {
-            self.ip_protocol.next = self.l3.val().get_bits::<8>(48);
-            self.l4_shift.next = 320.into();
-            self.l4_offset.next = self.l3_offset.val() + 40;
-            self.ecn_decoded.next = self.l3.val().get_bits::<2>(12);
-            self.src_ip_decoded.next = self.l3.val().get_bits::<128>(64);
-            self.dst_ip_decoded.next = self.l3.val().get_bits::<128>(192);
-        } else {
-            self.ip_protocol.next = self.l3.val().get_bits::<8>(72);
-            self.l4_shift.next = bit_cast::<10, 4>(self.ihl.val()) << 5;
-            self.l4_offset.next = self.l3_offset.val() + (bit_cast::<17, 4>(self.ihl.val()) << 2);
-            self.ecn_decoded.next = self.l3.val().get_bits::<2>(8);
-            self.src_ip_decoded.next = (bit_cast::<128, 32>(self.l3.val().get_bits::<32>(96))
-                << 96)
-                | (bit_cast::<128, 16>(0xffff.into()) << 80);
-            self.dst_ip_decoded.next = (bit_cast::<128, 32>(self.l3.val().get_bits::<32>(128))
-                << 96)
-                | (bit_cast::<128, 16>(0xffff.into()) << 80);
-        }
-
-        // UDP and BTH (l4 byte k is l4[8k+7:8k]).
-        self.l4.next = self.l3.val().get_bits::<160>(self.l4_shift.val().index());
-        self.udp_dst_port.next = (bit_cast::<16, 8>(self.l4.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<16, 8>(self.l4.val().get_bits::<8>(24));
-        self.udp_len.next = (bit_cast::<17, 8>(self.l4.val().get_bits::<8>(32)) << 8)
-            | bit_cast::<17, 8>(self.l4.val().get_bits::<8>(40));
-
-        // Classification, in the order of cngw_packet::parsed::classify.
-        self.roce.next = false;
-        self.non_roce.next = false;
-        self.malformed.next = false;
         if (self.frame_len.val() < 14) | (self.vlan.val() & (self.frame_len.val() < 18)) {
             self.malformed.next = true;
-        } else if self.ethertype.val() == 0x0800 {
-            if (self.frame_len.val() < self.l3_offset.val() + 20)
-                | (self.ip_version.val() != 4)
-                | (self.ihl.val() < 5)
-                | (self.ipv4_total_len.val() < (bit_cast::<17, 4>(self.ihl.val()) << 2))
-                | (self.l3_offset.val() + self.ipv4_total_len.val() > self.frame_len.val())
-            {
-                self.malformed.next = true;
-            } else if (self.ip_protocol.val() != 17)
-                | self.ipv4_flags_frag.val().get_bit(13)
-                | self.ipv4_flags_frag.val().get_bits::<13>(0).any()
-            {
-                self.non_roce.next = true;
-            }
-        } else if self.ethertype.val() == 0x86dd {
-            if (self.frame_len.val() < self.l3_offset.val() + 40)
-                | (self.ip_version.val() != 6)
-                | (self.l3_offset.val() + 40 + self.ipv6_payload_len.val() > self.frame_len.val())
-            {
-                self.malformed.next = true;
-            } else if self.ip_protocol.val() != 17 {
-                self.non_roce.next = true;
-            }
-        } else {
-            self.non_roce.next = true;
+            self.non_roce.next = false;
         }
-        if !self.malformed.val() & !self.non_roce.val() {
-            if self.frame_len.val() < self.l4_offset.val() + 8 {
-                self.malformed.next = true;
-            } else if self.udp_dst_port.val() != 4791 {
-                self.non_roce.next = true;
-            } else if (self.udp_len.val() < 20)
-                | (self.l4_offset.val() + self.udp_len.val() > self.frame_len.val())
-                | (self.frame_len.val() < self.l4_offset.val() + 20)
-            {
-                self.malformed.next = true;
-            } else {
-                self.roce.next = true;
-            }
+        self.roce.next = !self.malformed.val() & !self.non_roce.val();
+        self.ipv6.next = self.plain_read.is_ipv6.val();
+        self.bth_fields.next = self.plain_read.bth_fields.val();
+        self.src_ip.next = self.plain_read.src_ip.val();
+        self.dst_ip.next = self.plain_read.dst_ip.val();
+        self.ecn.next = self.plain_read.ecn.val();
+        self.flow_label.next = self.plain_read.flow_label.val();
+        if self.vlan.val() {
+            self.ipv6.next = self.vlan_read.is_ipv6.val();
+            self.bth_fields.next = self.vlan_read.bth_fields.val();
+            self.src_ip.next = self.vlan_read.src_ip.val();
+            self.dst_ip.next = self.vlan_read.dst_ip.val();
+            self.ecn.next = self.vlan_read.ecn.val();
+            self.flow_label.next = self.vlan_read.flow_label.val();
         }
 
         if self.transfer.val() {
@@ -336,32 +296,18 @@ impl Logic for HeaderParser {
                 self.out_vlan_id.d.next = (bit_cast::<12, 8>(self.window.val().get_bits::<8>(112))
                     << 8)
                     | bit_cast::<12, 8>(self.window.val().get_bits::<8>(120));
-                self.out_ipv6.d.next = self.ethertype.val() == 0x86dd;
-                self.out_src_ip.d.next = self.src_ip_decoded.val();
+                self.out_ipv6.d.next = self.ipv6.val();
+                self.out_src_ip.d.next = self.src_ip.val();
                 self.out_src_mac.d.next = self.window.val().get_bits::<48>(48);
-                self.out_dst_ip.d.next = self.dst_ip_decoded.val();
-                self.out_ecn.d.next = self.ecn_decoded.val();
-                self.out_flow_label.d.next = 0.into();
-                if self.ethertype.val() == 0x86dd {
-                    self.out_flow_label.d.next =
-                        (bit_cast::<20, 4>(self.l3.val().get_bits::<4>(8)) << 16)
-                            | (bit_cast::<20, 8>(self.l3.val().get_bits::<8>(16)) << 8)
-                            | bit_cast::<20, 8>(self.l3.val().get_bits::<8>(24));
-                }
-                self.out_udp_src_port.d.next = (bit_cast::<16, 8>(self.l4.val().get_bits::<8>(0))
-                    << 8)
-                    | bit_cast::<16, 8>(self.l4.val().get_bits::<8>(8));
-                self.out_opcode.d.next = self.l4.val().get_bits::<8>(64);
-                self.out_bth_flags.d.next = self.l4.val().get_bits::<8>(96);
-                self.out_pkey.d.next = (bit_cast::<16, 8>(self.l4.val().get_bits::<8>(80)) << 8)
-                    | bit_cast::<16, 8>(self.l4.val().get_bits::<8>(88));
-                self.out_dest_qp.d.next = (bit_cast::<24, 8>(self.l4.val().get_bits::<8>(104))
-                    << 16)
-                    | (bit_cast::<24, 8>(self.l4.val().get_bits::<8>(112)) << 8)
-                    | bit_cast::<24, 8>(self.l4.val().get_bits::<8>(120));
-                self.out_psn.d.next = (bit_cast::<24, 8>(self.l4.val().get_bits::<8>(136)) << 16)
-                    | (bit_cast::<24, 8>(self.l4.val().get_bits::<8>(144)) << 8)
-                    | bit_cast::<24, 8>(self.l4.val().get_bits::<8>(152));
+                self.out_dst_ip.d.next = self.dst_ip.val();
+                self.out_ecn.d.next = self.ecn.val();
+                self.out_flow_label.d.next = self.flow_label.val();
+                self.out_udp_src_port.d.next = self.bth_fields.val().get_bits::<16>(0);
+                self.out_opcode.d.next = self.bth_fields.val().get_bits::<8>(16);
+                self.out_bth_flags.d.next = self.bth_fields.val().get_bits::<8>(24);
+                self.out_pkey.d.next = self.bth_fields.val().get_bits::<16>(32);
+                self.out_dest_qp.d.next = self.bth_fields.val().get_bits::<24>(48);
+                self.out_psn.d.next = self.bth_fields.val().get_bits::<24>(72);
             } else {
                 if self.beat_index.q.val() != 2 {
                     self.beat_index.d.next = self.beat_index.q.val() + 1;
@@ -375,6 +321,201 @@ impl Logic for HeaderParser {
             self.out_valid.d.next = false;
         }
     }
+}
+
+/// One reading of the IP, UDP and BTH headers with the IP header at a fixed
+/// offset (`l3_base`), classified by the rules of
+/// `cngw_packet::parsed::classify` from the EtherType on (the frame's
+/// minimum Ethernet lengths are the parser's). Combinational.
+#[derive(LogicBlock)]
+struct IpReading {
+    /// The frame from the EtherType on (lane order).
+    l2: Signal<In, Bits<1024>>,
+    frame_len: Signal<In, Bits<17>>,
+    ethertype: Signal<Local, Bits<16>>,
+    is_ipv6: Signal<Out, Bit>,
+    malformed: Signal<Out, Bit>,
+    non_roce: Signal<Out, Bit>,
+    /// The fields the parser reports, big-endian values: UDP source port
+    /// (bits 15..0), BTH opcode (23..16), BTH byte 4 (31..24), P_Key
+    /// (47..32), destination QP (71..48), PSN (95..72).
+    bth_fields: Signal<Out, Bits<96>>,
+    /// UDP header and BTH (l4 byte k is l4[8k+7:8k]).
+    l4: Signal<Local, Bits<160>>,
+    src_ip: Signal<Out, Bits<128>>,
+    dst_ip: Signal<Out, Bits<128>>,
+    ecn: Signal<Out, Bits<2>>,
+    flow_label: Signal<Out, Bits<20>>,
+    l3_base: Constant<Bits<17>>,
+    l3: Signal<Local, Bits<1024>>,
+    is_ipv4: Signal<Local, Bit>,
+    ip_version: Signal<Local, Bits<4>>,
+    ihl: Signal<Local, Bits<4>>,
+    ipv4_total_len: Signal<Local, Bits<17>>,
+    ipv4_flags_frag: Signal<Local, Bits<16>>,
+    ipv6_payload_len: Signal<Local, Bits<17>>,
+    ip_protocol: Signal<Local, Bits<8>>,
+    /// Frame bytes from the UDP header on (`frame_len - l4_offset`, two's
+    /// complement), computed beside the UDP header's selection.
+    l4_room: Signal<Local, Bits<18>>,
+    udp_dst_port: Signal<Local, Bits<16>>,
+    udp_len: Signal<Local, Bits<17>>,
+}
+
+impl IpReading {
+    fn new(l3_base: u64) -> Self {
+        Self {
+            l2: Default::default(),
+            frame_len: Default::default(),
+            ethertype: Default::default(),
+            is_ipv6: Default::default(),
+            malformed: Default::default(),
+            non_roce: Default::default(),
+            bth_fields: Default::default(),
+            l4: Default::default(),
+            src_ip: Default::default(),
+            dst_ip: Default::default(),
+            ecn: Default::default(),
+            flow_label: Default::default(),
+            l3_base: Constant::new(l3_base.to_bits()),
+            l3: Default::default(),
+            is_ipv4: Default::default(),
+            ip_version: Default::default(),
+            ihl: Default::default(),
+            ipv4_total_len: Default::default(),
+            ipv4_flags_frag: Default::default(),
+            ipv6_payload_len: Default::default(),
+            ip_protocol: Default::default(),
+            l4_room: Default::default(),
+            udp_dst_port: Default::default(),
+            udp_len: Default::default(),
+        }
+    }
+}
+
+impl Logic for IpReading {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.ethertype.next = (bit_cast::<16, 8>(self.l2.val().get_bits::<8>(0)) << 8)
+            | bit_cast::<16, 8>(self.l2.val().get_bits::<8>(8));
+        self.l3.next = self.l2.val() >> 16;
+        self.is_ipv4.next = self.ethertype.val() == 0x0800;
+        self.is_ipv6.next = self.ethertype.val() == 0x86dd;
+        // IP header fields (l3 byte k is l3[8k+7:8k]).
+        self.ip_version.next = self.l3.val().get_bits::<4>(4);
+        self.ihl.next = self.l3.val().get_bits::<4>(0);
+        self.ipv4_total_len.next = (bit_cast::<17, 8>(self.l3.val().get_bits::<8>(16)) << 8)
+            | bit_cast::<17, 8>(self.l3.val().get_bits::<8>(24));
+        self.ipv4_flags_frag.next = (bit_cast::<16, 8>(self.l3.val().get_bits::<8>(48)) << 8)
+            | bit_cast::<16, 8>(self.l3.val().get_bits::<8>(56));
+        self.ipv6_payload_len.next = (bit_cast::<17, 8>(self.l3.val().get_bits::<8>(32)) << 8)
+            | bit_cast::<17, 8>(self.l3.val().get_bits::<8>(40));
+        self.flow_label.next = 0.into();
+        if self.is_ipv6.val() {
+            self.ip_protocol.next = self.l3.val().get_bits::<8>(48);
+            self.l4.next = self.l3.val().get_bits::<160>(320);
+            self.l4_room.next = bit_cast::<18, 17>(self.frame_len.val())
+                - bit_cast::<18, 17>(self.l3_base.val())
+                - 40;
+            self.ecn.next = self.l3.val().get_bits::<2>(12);
+            self.src_ip.next = self.l3.val().get_bits::<128>(64);
+            self.dst_ip.next = self.l3.val().get_bits::<128>(192);
+            self.flow_label.next = (bit_cast::<20, 4>(self.l3.val().get_bits::<4>(8)) << 16)
+                | (bit_cast::<20, 8>(self.l3.val().get_bits::<8>(16)) << 8)
+                | bit_cast::<20, 8>(self.l3.val().get_bits::<8>(24));
+        } else {
+            self.ip_protocol.next = self.l3.val().get_bits::<8>(72);
+            self.l4.next = self
+                .l3
+                .val()
+                .get_bits::<160>((bit_cast::<10, 4>(self.ihl.val()) << 5).index());
+            self.l4_room.next = bit_cast::<18, 17>(self.frame_len.val())
+                - bit_cast::<18, 17>(self.l3_base.val())
+                - (bit_cast::<18, 4>(self.ihl.val()) << 2);
+            self.ecn.next = self.l3.val().get_bits::<2>(8);
+            self.src_ip.next = (bit_cast::<128, 32>(self.l3.val().get_bits::<32>(96)) << 96)
+                | (bit_cast::<128, 16>(0xffff.into()) << 80);
+            self.dst_ip.next = (bit_cast::<128, 32>(self.l3.val().get_bits::<32>(128)) << 96)
+                | (bit_cast::<128, 16>(0xffff.into()) << 80);
+        }
+        // UDP and BTH (l4 byte k is l4[8k+7:8k]).
+        self.udp_dst_port.next = (bit_cast::<16, 8>(self.l4.val().get_bits::<8>(16)) << 8)
+            | bit_cast::<16, 8>(self.l4.val().get_bits::<8>(24));
+        self.udp_len.next = (bit_cast::<17, 8>(self.l4.val().get_bits::<8>(32)) << 8)
+            | bit_cast::<17, 8>(self.l4.val().get_bits::<8>(40));
+        self.bth_fields.next = (bit_cast::<96, 8>(self.l4.val().get_bits::<8>(0)) << 8)
+            | bit_cast::<96, 8>(self.l4.val().get_bits::<8>(8))
+            | (bit_cast::<96, 8>(self.l4.val().get_bits::<8>(64)) << 16)
+            | (bit_cast::<96, 8>(self.l4.val().get_bits::<8>(96)) << 24)
+            | (bit_cast::<96, 8>(self.l4.val().get_bits::<8>(80)) << 40)
+            | (bit_cast::<96, 8>(self.l4.val().get_bits::<8>(88)) << 32)
+            | (bit_cast::<96, 8>(self.l4.val().get_bits::<8>(104)) << 64)
+            | (bit_cast::<96, 8>(self.l4.val().get_bits::<8>(112)) << 56)
+            | (bit_cast::<96, 8>(self.l4.val().get_bits::<8>(120)) << 48)
+            | (bit_cast::<96, 8>(self.l4.val().get_bits::<8>(136)) << 88)
+            | (bit_cast::<96, 8>(self.l4.val().get_bits::<8>(144)) << 80)
+            | (bit_cast::<96, 8>(self.l4.val().get_bits::<8>(152)) << 72);
+
+        // Classification as this reading, in the order of
+        // cngw_packet::parsed::classify (the frame's minimum lengths
+        // are checked below, once).
+        self.malformed.next = false;
+        self.non_roce.next = false;
+        if self.is_ipv4.val() {
+            if (self.frame_len.val() < self.l3_base.val() + 20)
+                | (self.ip_version.val() != 4)
+                | (self.ihl.val() < 5)
+                | (self.ipv4_total_len.val() < (bit_cast::<17, 4>(self.ihl.val()) << 2))
+                | (self.l3_base.val() + self.ipv4_total_len.val() > self.frame_len.val())
+            {
+                self.malformed.next = true;
+            } else if (self.ip_protocol.val() != 17)
+                | self.ipv4_flags_frag.val().get_bit(13)
+                | self.ipv4_flags_frag.val().get_bits::<13>(0).any()
+            {
+                self.non_roce.next = true;
+            }
+        } else if self.is_ipv6.val() {
+            if (self.frame_len.val() < self.l3_base.val() + 40)
+                | (self.ip_version.val() != 6)
+                | (self.l3_base.val() + 40 + self.ipv6_payload_len.val() > self.frame_len.val())
+            {
+                self.malformed.next = true;
+            } else if self.ip_protocol.val() != 17 {
+                self.non_roce.next = true;
+            }
+        } else {
+            self.non_roce.next = true;
+        }
+        if !self.malformed.val() & !self.non_roce.val() {
+            // l4_room < 8, negative included: shorter than a UDP header.
+            if self.l4_room.val().get_bit(17) | (self.l4_room.val() < 8) {
+                self.malformed.next = true;
+            } else if self.udp_dst_port.val() != 4791 {
+                self.non_roce.next = true;
+            } else if (self.udp_len.val() < 20)
+                | (self.udp_len.val() > self.l4_room.val().get_bits::<17>(0))
+                | (self.l4_room.val() < 20)
+            {
+                self.malformed.next = true;
+            }
+        }
+    }
+}
+
+/// Bit `b` of a lane count from its thermometer code: the positions
+/// `m * 2^(b+1) + 2^b - 1` (and lane 63 alone for the count's bit 6, 64).
+fn count_lane_mask(b: usize) -> Bits<64> {
+    let mut m = 0u64;
+    if b == 6 {
+        m = 1 << 63;
+    } else {
+        let period = 1usize << (b + 1);
+        for k in 0..64 / period {
+            m |= 1 << (k * period + (1 << b) - 1);
+        }
+    }
+    bits::<64>(m)
 }
 
 #[cfg(test)]
