@@ -62,17 +62,20 @@ struct Ext {
 }
 
 impl Ext {
-    /// Sixteen device identifier bytes: `id`, zero-filled.
+    /// Sixteen device identifier bytes: `id`, then stale bytes (what a
+    /// longer identifier written before leaves in the register), which
+    /// the block must not send.
     fn device_bytes(&self) -> [u8; 16] {
-        let mut b = [0u8; 16];
+        let mut b = stale_bytes::<16>();
         if let Some((id, _)) = &self.device {
             b[..id.len()].copy_from_slice(id.as_bytes());
         }
         b
     }
 
+    /// Eight path identifier bytes: `id`, then stale bytes.
     fn path_bytes(&self) -> [u8; 8] {
-        let mut b = [0u8; 8];
+        let mut b = stale_bytes::<8>();
         if let Some((id, _)) = &self.path {
             b[..id.len()].copy_from_slice(id);
         }
@@ -97,6 +100,12 @@ impl Ext {
         }
         (!objects.is_empty()).then(|| ExtensionStructure::from_longhaul(self.class_num, &objects))
     }
+}
+
+/// Register bytes past an identifier's length: non-zero, so a wrong length
+/// mask shows in the frame and its checksum.
+fn stale_bytes<const N: usize>() -> [u8; N] {
+    std::array::from_fn(|i| 0xA5 ^ i as u8)
 }
 
 /// A UTF-8 string of exactly `n` bytes: ASCII letters and digits with some
