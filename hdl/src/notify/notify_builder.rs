@@ -331,6 +331,13 @@ pub struct NotifyBuilder {
     /// The output the frame in progress leaves on is ready.
     out_ready: Signal<Local, Bit>,
     frame_q: DFF<Bits<1536>>,
+    /// The ICRC unit's input, registered: the beat of `frame_q` the next
+    /// clock streams and its flags, set from the state machine's next step
+    /// (no state decode in front of the unit's header parse).
+    icrc_beat: DFF<Bits<512>>,
+    icrc_go: DFF<Bit>,
+    icrc_end: DFF<Bit>,
+    icrc_keep: DFF<Bits<64>>,
     keep_last: DFF<Bits<64>>,
     three_beats: DFF<Bit>,
     ipv6: DFF<Bit>,
@@ -484,6 +491,10 @@ impl Default for NotifyBuilder {
             state: Default::default(),
             wan: Default::default(),
             frame_q: Default::default(),
+            icrc_beat: Default::default(),
+            icrc_go: Default::default(),
+            icrc_end: Default::default(),
+            icrc_keep: Default::default(),
             keep_last: Default::default(),
             three_beats: Default::default(),
             ipv6: Default::default(),
@@ -595,6 +606,10 @@ impl Logic for NotifyBuilder {
             state,
             wan,
             frame_q,
+            icrc_beat,
+            icrc_go,
+            icrc_end,
+            icrc_keep,
             keep_last,
             three_beats,
             ipv6,
@@ -977,10 +992,10 @@ impl Logic for NotifyBuilder {
             (self.ipv4_csum.checksum.val() >> 8) | (self.ipv4_csum.checksum.val() << 8);
 
         // The held beats through FrameIcrc (RoCEv2 kinds).
-        self.icrc_unit.tap.tdata.next = self.frame_q.q.val().get_bits::<512>(0);
-        self.icrc_unit.tap.tkeep.next = self.all_lanes.val();
-        self.icrc_unit.tap.tlast.next = false;
-        self.icrc_unit.tap.tvalid.next = false;
+        self.icrc_unit.tap.tdata.next = self.icrc_beat.q.val();
+        self.icrc_unit.tap.tkeep.next = self.icrc_keep.q.val();
+        self.icrc_unit.tap.tlast.next = self.icrc_end.q.val();
+        self.icrc_unit.tap.tvalid.next = self.icrc_go.q.val();
         self.icrc_unit.tap.tready.next = true;
 
         // Or through Icmpv6Checksum (kind 2): the message starts at lane
@@ -1083,21 +1098,16 @@ impl Logic for NotifyBuilder {
                 }
             }
             BuildState::StreamBeat0 => {
-                self.icrc_unit.tap.tvalid.next = !self.icmpv6.q.val();
                 self.icmpv6_csum.valid.next = self.icmpv6.q.val();
                 self.icmpv6_csum.first.next = true;
                 self.state.d.next = BuildState::StreamBeat1;
             }
             BuildState::StreamBeat1 => {
-                self.icrc_unit.tap.tdata.next = self.frame_q.q.val().get_bits::<512>(512);
-                self.icrc_unit.tap.tvalid.next = !self.icmpv6.q.val();
                 self.icmpv6_csum.data.next = self.frame_q.q.val().get_bits::<512>(512);
                 self.icmpv6_csum.valid.next = self.icmpv6.q.val();
                 if self.three_beats.q.val() {
                     self.state.d.next = BuildState::StreamBeat2;
                 } else {
-                    self.icrc_unit.tap.tkeep.next = self.keep_last.q.val();
-                    self.icrc_unit.tap.tlast.next = true;
                     self.icmpv6_csum.keep.next = self.keep_last.q.val();
                     self.icmpv6_csum.last.next = true;
                     self.state.d.next = BuildState::AwaitResult;
@@ -1105,10 +1115,6 @@ impl Logic for NotifyBuilder {
             }
             BuildState::StreamBeat2 => {
                 // RoCEv2 only: ICMPv6 frames have at most 118 bytes.
-                self.icrc_unit.tap.tdata.next = self.frame_q.q.val().get_bits::<512>(1024);
-                self.icrc_unit.tap.tkeep.next = self.keep_last.q.val();
-                self.icrc_unit.tap.tlast.next = true;
-                self.icrc_unit.tap.tvalid.next = true;
                 self.state.d.next = BuildState::AwaitResult;
             }
             BuildState::AwaitResult => {
@@ -1206,6 +1212,34 @@ impl Logic for NotifyBuilder {
             self.frame_q.d.next =
                 self.frame_q.q.val() | (bit_cast::<1536, 16>(self.checksum_lanes.val()) << 192);
         }
+        // What the ICRC unit takes next clock (RoCEv2 kinds): beat 0 after
+        // a job is taken, beat 1 after beat 0, beat 2 after beat 1 of a
+        // three-beat frame, each from `frame_q` as it will be then.
+        self.icrc_beat.d.next = self.frame_q.d.val().get_bits::<512>(0);
+        self.icrc_go.d.next = false;
+        self.icrc_end.d.next = false;
+        self.icrc_keep.d.next = self.all_lanes.val();
+        if (self.state.q.val() == BuildState::Idle)
+            & self.job_valid.val()
+            & self.settled.val()
+            & !self.fcn_job.val()
+        {
+            self.icrc_go.d.next = !self.icmpv6_job.val();
+        }
+        if self.state.q.val() == BuildState::StreamBeat0 {
+            self.icrc_beat.d.next = self.frame_q.d.val().get_bits::<512>(512);
+            self.icrc_go.d.next = !self.icmpv6.q.val();
+            if !self.three_beats.q.val() {
+                self.icrc_end.d.next = true;
+                self.icrc_keep.d.next = self.keep_last.q.val();
+            }
+        }
+        if (self.state.q.val() == BuildState::StreamBeat1) & self.three_beats.q.val() {
+            self.icrc_beat.d.next = self.frame_q.d.val().get_bits::<512>(1024);
+            self.icrc_go.d.next = true;
+            self.icrc_end.d.next = true;
+            self.icrc_keep.d.next = self.keep_last.q.val();
+        }
         // RA-04: a `job_wan` frame leaves on `w` instead.
         self.w.tdata.next = self.m.tdata.val();
         self.w.tkeep.next = self.m.tkeep.val();
@@ -1217,6 +1251,7 @@ impl Logic for NotifyBuilder {
         self.m.tvalid.next = self.out_valid.val() & !self.wan.q.val();
         if self.reset.val() {
             self.state.d.next = BuildState::Idle;
+            self.icrc_go.d.next = false;
             self.ext_fresh.d.next = false;
             self.cfg_seen.d.next = false;
         }
