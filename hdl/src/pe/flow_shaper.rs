@@ -92,7 +92,10 @@
 //! return events are summed by a balanced tree. `max_rate >> cut_shift` is
 //! a selection of constant shifts, which keeps synthesis from sharing one
 //! shifter between it and a slot's cut (the two are never used in the same
-//! clock) and so putting the slot choice in front of both.
+//! clock) and so putting the slot choice in front of both. `m.tvalid` and
+//! the fast beat's leaving are written from the grants' terms, and a slot's
+//! frame count takes `s.tready` last (the head's RAM read is the late input
+//! of the merge, `m.tready` of the handshake).
 
 use crate::stream::{AxisSink, AxisSource};
 use rust_hdl::prelude::*;
@@ -235,6 +238,7 @@ pub struct FlowShaper {
     slow_out: Signal<Local, Bit>,
     slow_end: Signal<Local, Bit>,
     r_leave: Signal<Local, Bit>,
+    fast_send: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
     lane_word: Signal<Local, Bits<LANE_BITS>>,
     note_ok: Signal<Local, Bit>,
@@ -247,6 +251,8 @@ pub struct FlowShaper {
     /// The slot holds the label of the notification, of the first beat.
     note_is: Vec<Signal<Local, Bit>>,
     frame_is: Vec<Signal<Local, Bit>>,
+    /// A first beat of the slot's label is offered (taken if `s.tready`).
+    cls_is: Vec<Signal<Local, Bit>>,
     /// The slot is the lowest free one and the notification takes it.
     new_is: Vec<Signal<Local, Bit>>,
     /// The slot's rate if a notification cut it in this clock.
@@ -381,6 +387,7 @@ impl Default for FlowShaper {
             slow_out: Default::default(),
             slow_end: Default::default(),
             r_leave: Default::default(),
+            fast_send: Default::default(),
             push: Default::default(),
             lane_word: Default::default(),
             note_ok: Default::default(),
@@ -392,6 +399,7 @@ impl Default for FlowShaper {
             head_is: vec(),
             note_is: vec(),
             frame_is: vec(),
+            cls_is: vec(),
             new_is: vec(),
             cut_rate: vec(),
             tok_add: vec(),
@@ -508,7 +516,15 @@ impl Logic for FlowShaper {
         self.m.tkeep.next = self.r_keep.q.val();
         self.m.tlast.next = self.r_last.q.val();
         self.m.tuser.next = self.r_user.q.val();
-        self.m.tvalid.next = self.grant_fast.val() & self.fast_req.val();
+        // `m.tvalid` as the grants make it, written out: a slow grant
+        // implies `slow_req` (which implies a head), a fast one `fast_req`.
+        self.m.tvalid.next = self.slow_req.val() | self.fast_req.val();
+        if self.out_busy.q.val() {
+            self.m.tvalid.next = self.fast_req.val();
+            if self.out_slow.q.val() {
+                self.m.tvalid.next = !self.lane_empty.val();
+            }
+        }
         self.m_label.next = self.r_label.q.val();
         self.alt_now.next = false;
         if self.grant_slow.val() {
@@ -516,7 +532,6 @@ impl Logic for FlowShaper {
             self.m.tkeep.next = self.head.val().get_bits::<64>(512);
             self.m.tlast.next = self.head.val().get_bit(576);
             self.m.tuser.next = self.head.val().get_bit(577);
-            self.m.tvalid.next = !self.lane_empty.val();
             self.m_label.next = self.head_label.val();
             self.alt_now.next = self.head_alt.val();
         }
@@ -550,7 +565,15 @@ impl Logic for FlowShaper {
         // up with its first beat.
         self.push.next = self.r_valid.q.val() & self.r_slow.q.val() & !self.lane_full.val();
         self.r_leave.next = self.push.val() | (self.grant_fast.val() & self.send.val());
-        self.s.tready.next = !self.r_valid.q.val() | self.r_leave.val();
+        // The same as `!r_valid | r_leave`, with the fast beat's leaving
+        // written from the grants' terms (fewer levels after the head).
+        self.fast_send.next = self.m.tready.val() & self.fast_req.val() & !self.out_slow.q.val();
+        if !self.out_busy.q.val() {
+            self.fast_send.next = self.m.tready.val()
+                & self.fast_req.val()
+                & (self.out_slow.q.val() | !self.slow_req.val());
+        }
+        self.s.tready.next = !self.r_valid.q.val() | self.push.val() | self.fast_send.val();
         self.take.next = self.s.tvalid.val() & self.s.tready.val();
         self.first_in.next = !self.in_mid.q.val();
         self.hit_any.next = false;
@@ -708,7 +731,9 @@ impl Logic for FlowShaper {
                 }
             }
             // Frames of the slot in the block.
-            if self.classify.val() & self.frame_is[i].val() {
+            self.cls_is[i].next =
+                self.s.tvalid.val() & self.first_in.val() & self.frame_is[i].val();
+            if self.cls_is[i].val() & self.s.tready.val() {
                 if !(self.slow_end.val() & self.head_is[i].val()) {
                     self.sl_waiting[i].d.next = self.sl_waiting[i].q.val() + 1;
                 }
