@@ -89,6 +89,13 @@ pub struct IcrcMasker {
     pub first: Signal<Out, Bit>,
     pub last: Signal<Out, Bit>,
     pub start_lane: Signal<Out, Bits<6>>,
+    /// 1: the frame's layout is given, not parsed from beat 0: no 802.1Q
+    /// tag, IPv4 without options or IPv6 (`given_ipv6`), the ICRC field at
+    /// frame byte `given_icrc_at`; read with beat 0. A builder that knows
+    /// its frame ties `given` to 1 and synthesis removes the parse.
+    pub given: Signal<In, Bit>,
+    pub given_ipv6: Signal<In, Bit>,
+    pub given_icrc_at: Signal<In, Bits<16>>,
     // Constant masks over frame positions 0..127.
     ff_ipv4: Constant<Bits<128>>,
     ff_ipv4_vlan: Constant<Bits<128>>,
@@ -157,6 +164,9 @@ impl Default for IcrcMasker {
             first: Default::default(),
             last: Default::default(),
             start_lane: Default::default(),
+            given: Default::default(),
+            given_ipv6: Default::default(),
+            given_icrc_at: Default::default(),
             ff_ipv4: Constant::new(mask128(&header_ff_positions(IP_OFFSET, false))),
             ff_ipv4_vlan: Constant::new(mask128(&header_ff_positions(IP_OFFSET_VLAN, false))),
             ff_ipv6: Constant::new(mask128(&header_ff_positions(IP_OFFSET, true))),
@@ -271,6 +281,13 @@ impl Logic for IcrcMasker {
             self.ip_offset.next = 14.into();
             self.out_start_lane.d.next = 6.into();
         }
+        if self.given.val() {
+            self.vlan.next = false;
+            self.ipv6.next = self.given_ipv6.val();
+            self.ihl.next = 5.into();
+            self.ip_offset.next = 14.into();
+            self.out_start_lane.d.next = 6.into();
+        }
         // The ICRC starts 4 bytes before the end of the IP packet.
         if self.ipv6.val() {
             self.udp_offset.next = self.ip_offset.val().get_bits::<7>(0) + 40;
@@ -279,6 +296,9 @@ impl Logic for IcrcMasker {
             self.udp_offset.next =
                 self.ip_offset.val().get_bits::<7>(0) + (bit_cast::<7, 4>(self.ihl.val()) << 2);
             self.parsed_icrc_at.next = self.ip_offset.val() + self.ip_length.val() - 4;
+        }
+        if self.given.val() {
+            self.parsed_icrc_at.next = self.given_icrc_at.val();
         }
         self.parsed_nibble.next = 0.into();
         if self.ipv6.val() & self.vlan.val() {

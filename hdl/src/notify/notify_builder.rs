@@ -338,6 +338,9 @@ pub struct NotifyBuilder {
     icrc_go: DFF<Bit>,
     icrc_end: DFF<Bit>,
     icrc_keep: DFF<Bits<64>>,
+    /// The job's ICRC field offset (frame length - 4), given to the ICRC
+    /// unit with the job's IP version instead of its parsing them back.
+    icrc_at: DFF<Bits<8>>,
     keep_last: DFF<Bits<64>>,
     three_beats: DFF<Bit>,
     ipv6: DFF<Bit>,
@@ -495,6 +498,7 @@ impl Default for NotifyBuilder {
             icrc_go: Default::default(),
             icrc_end: Default::default(),
             icrc_keep: Default::default(),
+            icrc_at: Default::default(),
             keep_last: Default::default(),
             three_beats: Default::default(),
             ipv6: Default::default(),
@@ -610,6 +614,7 @@ impl Logic for NotifyBuilder {
             icrc_go,
             icrc_end,
             icrc_keep,
+            icrc_at,
             keep_last,
             three_beats,
             ipv6,
@@ -997,6 +1002,9 @@ impl Logic for NotifyBuilder {
         self.icrc_unit.tap.tlast.next = self.icrc_end.q.val();
         self.icrc_unit.tap.tvalid.next = self.icrc_go.q.val();
         self.icrc_unit.tap.tready.next = true;
+        self.icrc_unit.given.next = true;
+        self.icrc_unit.given_ipv6.next = self.ipv6.q.val();
+        self.icrc_unit.given_icrc_at.next = bit_cast::<16, 8>(self.icrc_at.q.val());
 
         // Or through Icmpv6Checksum (kind 2): the message starts at lane
         // 54, right after the IPv6 header; the pseudo-header's addresses
@@ -1056,6 +1064,7 @@ impl Logic for NotifyBuilder {
                     self.longhaul.d.next = !self.standard_job.val() & !self.icmpv6_job.val();
                     self.icmpv6.d.next = self.icmpv6_job.val();
                     self.three_beats.d.next = self.flen.val() > 128;
+                    self.icrc_at.d.next = self.flen.val() - 4;
                     self.keep_last.d.next = self.all_lanes.val() >> self.keep_shift.val();
                     // The extension checksum goes in next clock.
                     self.ext_job.d.next = !self.standard_job.val() & self.c_len.q.val().any();
