@@ -104,11 +104,15 @@ mod tests {
         run_given(frames, vec![None; n], idle)
     }
 
-    /// As `run`, each frame with its layout given (`Some((ipv6,
-    /// icrc_at))`, held through its beats) or parsed (`None`).
+    /// A frame's layout for `given_*`: `Some((ipv6, icrc_at))`, or `None`
+    /// to have it parsed.
+    type Given = Option<(bool, u16)>;
+
+    /// As `run`, each frame with its layout given (held through its beats)
+    /// or parsed.
     fn run_given(
         frames: Vec<Vec<u8>>,
-        given: Vec<Option<(bool, u16)>>,
+        given: Vec<Given>,
         idle: fn(usize) -> bool,
     ) -> Vec<(u32, usize, usize)> {
         use std::sync::{Arc, Mutex};
@@ -120,7 +124,7 @@ mod tests {
         sim.add_clock(5, |x: &mut Box<FrameIcrc>| x.clock.next = !x.clock.val());
         sim.add_testbench(move |mut sim: Sim<FrameIcrc>| {
             let mut x = sim.init()?;
-            let beats: Vec<(Bits<512>, u64, bool, Option<(bool, u16)>)> = frames
+            let beats: Vec<(Bits<512>, u64, bool, Given)> = frames
                 .iter()
                 .zip(given.iter().copied())
                 .flat_map(|(f, g)| {
