@@ -246,14 +246,15 @@ mod tests {
                     .dest_qp(0x200 + i as u32)
                     .build();
                 expected.push(compute_frame(&f).unwrap());
-                let ip_len = u16::from_be_bytes([f[16], f[17]]) as usize;
+                // IPv4 total length (IP bytes 2, 3) or 40 + IPv6 payload
+                // length (IP bytes 4, 5).
                 let ip_end = if v6 {
-                    14 + 40 + f[18] as usize * 256 + f[19] as usize
+                    14 + 40 + u16::from_be_bytes([f[18], f[19]]) as usize
                 } else {
-                    14 + ip_len
+                    14 + u16::from_be_bytes([f[16], f[17]]) as usize
                 };
                 given.push(Some((v6, (ip_end - 4) as u16)));
-                let mut wrong = f.clone();
+                let mut wrong = f;
                 let ethertype: [u8; 2] = if i % 2 == 0 {
                     [0x81, 0x00]
                 } else if v6 {
